@@ -1,0 +1,92 @@
+"""Fixed action ids (the environment uses them unchanged).
+
+======  ===============================================================
+id      meaning
+======  ===============================================================
+0-23    play the card with that id (``suit * 6 + rank``; suits C D H S,
+        ranks 9 J Q K T A), no declaration
+24-31   lead a queen or king while declaring its marriage:
+        ``24 + 2 * suit + (0 for the queen, 1 for the king)``
+32      exchange the trump 9 for the face-up trump card (turn not passed)
+33      close the stock (turn not passed)
+======  ===============================================================
+
+Names: a card code (``"QH"``), ``"marry-QH"``, ``"exchange"``, ``"close"``.
+"""
+
+from __future__ import annotations
+
+from .cards import KING, NUM_CARDS, NUM_RANKS, QUEEN, card, card_code, parse_card
+
+NUM_ACTIONS = 34
+FIRST_MARRIAGE = 24
+EXCHANGE = 32
+CLOSE = 33
+
+#: Card led by each marriage action.
+MARRIAGE_CARD = tuple(card(i // 2, KING if i % 2 else QUEEN) for i in range(8))
+
+
+def marriage_action(c: int) -> int:
+    """The marriage action that leads card ``c`` (a queen or king)."""
+    r = c % NUM_RANKS
+    if r not in (QUEEN, KING):
+        raise ValueError(f"only a queen or king can be led with a marriage, not {card_code(c)}")
+    return FIRST_MARRIAGE + 2 * (c // NUM_RANKS) + (1 if r == KING else 0)
+
+
+def action_card(action: int) -> int | None:
+    """The card an action puts on the table, or None for exchange and close."""
+    if 0 <= action < NUM_CARDS:
+        return action
+    if FIRST_MARRIAGE <= action < EXCHANGE:
+        return MARRIAGE_CARD[action - FIRST_MARRIAGE]
+    return None
+
+
+def action_name(action: int) -> str:
+    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action!r} is out of range; action ids are 0-{NUM_ACTIONS - 1}")
+    if action < NUM_CARDS:
+        return card_code(action)
+    if action < EXCHANGE:
+        return "marry-" + card_code(MARRIAGE_CARD[action - FIRST_MARRIAGE])
+    return "exchange" if action == EXCHANGE else "close"
+
+
+def parse_action(text: str | int) -> int:
+    """Action id from an id, a name (``"QH"``, ``"marry-QH"``, ``"exchange"``, ``"close"``)."""
+    if isinstance(text, bool):
+        raise ValueError(f"not an action: {text!r}")
+    if isinstance(text, int):
+        action_name(text)  # range check
+        return text
+    if hasattr(text, "__index__") and not isinstance(text, str):  # numpy integers
+        return parse_action(int(text))
+    if not isinstance(text, str):
+        raise ValueError(f"not an action: {text!r}")
+    t = text.strip().lower()
+    if t.isdigit():
+        return parse_action(int(t))
+    if t in ("exchange", "x"):
+        return EXCHANGE
+    if t in ("close", "c"):
+        return CLOSE
+    for prefix in ("marry", "m"):
+        if t.startswith(prefix):
+            rest = t[len(prefix):].lstrip(" -:")
+            if rest:
+                try:
+                    return marriage_action(parse_card(rest))
+                except ValueError:
+                    break
+    try:
+        return parse_card(t)
+    except ValueError:
+        raise ValueError(
+            f"unknown action {text!r}; an action is a card code such as 'QH', "
+            f"'marry-QH' (lead with a marriage), 'exchange', 'close', or an id 0-{NUM_ACTIONS - 1}"
+        ) from None
+
+
+ALL_ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))

@@ -1,0 +1,111 @@
+"""Cards as small integers, sets of cards as bit masks.
+
+A card id is ``suit * 6 + rank`` with suits in the order C D H S and ranks in
+the order 9 J Q K T A (so rank order is id order within a suit). A set of
+cards is an ``int`` whose bit ``card`` is set. Names (``"TH"``, ``"9S"``) are
+only for display and parsing at the edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "CDHS"
+RANKS = "9JQKTA"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SUIT_SYMBOLS = ("\u2663", "\u2666", "\u2665", "\u2660")
+RANK_NAMES = ("9", "jack", "queen", "king", "10", "ace")
+
+NUM_SUITS = 4
+NUM_RANKS = 6
+NUM_CARDS = 24
+
+NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
+RANK_POINTS = (0, 2, 3, 4, 10, 11)
+#: Card points of each card id.
+CARD_POINTS = tuple(RANK_POINTS[c % NUM_RANKS] for c in range(NUM_CARDS))
+TOTAL_CARD_POINTS = sum(CARD_POINTS)  # 120
+
+ALL_CARDS = (1 << NUM_CARDS) - 1
+#: Mask of each suit's six cards.
+SUIT_MASK = tuple(((1 << NUM_RANKS) - 1) << (s * NUM_RANKS) for s in range(NUM_SUITS))
+#: For each card, the mask of the cards of its suit that beat it.
+HIGHER_IN_SUIT = tuple(
+    SUIT_MASK[c // NUM_RANKS] & ~((1 << (c + 1)) - 1) for c in range(NUM_CARDS)
+)
+
+
+def card(suit: int, rank: int) -> int:
+    """The id of the card of ``suit`` (0-3) and ``rank`` (0-5)."""
+    return suit * NUM_RANKS + rank
+
+
+def suit_of(c: int) -> int:
+    return c // NUM_RANKS
+
+
+def rank_of(c: int) -> int:
+    return c % NUM_RANKS
+
+
+def card_code(c: int) -> str:
+    """Two-letter code of a card: rank ``9 J Q K T A`` then suit ``C D H S``."""
+    if not 0 <= c < NUM_CARDS:
+        raise ValueError(f"card id {c!r} is out of range; card ids are 0-23")
+    return RANKS[c % NUM_RANKS] + SUITS[c // NUM_RANKS]
+
+
+def card_label(c: int) -> str:
+    """A friendlier label: ``10\u2665`` for ``TH``."""
+    r = RANKS[c % NUM_RANKS]
+    return ("10" if r == "T" else r) + SUIT_SYMBOLS[c // NUM_RANKS]
+
+
+_CODE_TO_CARD = {card_code(c): c for c in range(NUM_CARDS)}
+
+
+def parse_card(code: str) -> int:
+    """Card id of a code such as ``"TH"``, ``"th"`` or ``"10H"``."""
+    if not isinstance(code, str):
+        raise TypeError(f"a card code must be a string, got {code!r}")
+    key = code.strip().upper()
+    if key.startswith("10"):
+        key = "T" + key[2:]
+    try:
+        return _CODE_TO_CARD[key]
+    except KeyError:
+        raise ValueError(
+            f"unknown card code {code!r}; a card is a rank of {' '.join(RANKS)} "
+            f"followed by a suit of {' '.join(SUITS)}, e.g. 'TH' or '9S'"
+        ) from None
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a mask, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def count(mask: int) -> int:
+    return mask.bit_count()
+
+
+def mask_points(mask: int) -> int:
+    return sum(CARD_POINTS[c] for c in cards_of(mask))
+
+
+def codes(mask_or_cards: int | Iterable[int]) -> str:
+    """Space-separated codes of a mask or a list of cards, for display."""
+    cs = cards_of(mask_or_cards) if isinstance(mask_or_cards, int) else list(mask_or_cards)
+    return " ".join(card_code(c) for c in cs)

@@ -1,0 +1,702 @@
+"""One hand of two-player Sixty-Six: the rules, and nothing else.
+
+A :class:`State` is one position of a hand. It is never changed in place:
+:meth:`State.apply` returns a new state, so a search bot can branch freely.
+The verbs follow OpenSpiel: :meth:`~State.current_player`,
+:meth:`~State.legal_actions`, :meth:`~State.apply`, :meth:`~State.is_terminal`,
+:meth:`~State.returns`.
+
+Internally the numbers of a state live in one flat list (one copy per step):
+
+=====  ============  ===================================================
+index  name          meaning
+=====  ============  ===================================================
+0-1    HAND          cards in each seat's hand (mask)
+2-3    CARD_PTS      card points taken in tricks
+4-5    MARRIAGE_PTS  marriage points declared
+6-7    TRICKS        tricks won
+8-9    PLAYED        cards each seat has played (the card on the table too)
+10-11  KNOWN         cards of the seat the opponent has seen (marriage shown,
+                     taken by exchange, face-up trump drawn)
+12-13  EXCLUDED      cards the seat is known not to hold (strict-phase
+                     deductions: a void, or no higher card when bound to beat)
+14     STOCK_POS     face-down cards already drawn from ``stock``
+15     TRUMP_CARD    the face-up card under the stock (last one drawn)
+16     TRUMP_SUIT
+17     DEALER
+18     LEADER        seat leading the current trick
+19     TO_MOVE       seat to act
+20     LEAD          card on the table, or -1
+21     CLOSED_BY     seat that closed the stock, or -1
+22     TRICK_NO      tricks completed
+23     JUST_CLOSED   1 between a close and the lead that follows it
+=====  ============  ===================================================
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .actions import (
+    CLOSE,
+    EXCHANGE,
+    FIRST_MARRIAGE,
+    MARRIAGE_CARD,
+    NUM_ACTIONS,
+    action_name,
+    parse_action,
+)
+from .cards import (
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    KING,
+    NINE,
+    NUM_CARDS,
+    NUM_RANKS,
+    QUEEN,
+    SUIT_MASK,
+    card,
+    card_code,
+    parse_card,
+)
+from .errors import DeckError, IllegalActionError
+from .rules import RuleConfig, make_rules
+
+HAND, CARD_PTS, MARRIAGE_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
+STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
+LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
+_NV = 24
+
+HAND_SIZE = 6
+#: Reasons a hand ends.
+WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
+
+_QK_MASK = tuple((1 << card(s, QUEEN)) | (1 << card(s, KING)) for s in range(4))
+_NINE_BIT = tuple(1 << card(s, NINE) for s in range(4))
+_PARTNER = {card(s, QUEEN): card(s, KING) for s in range(4)} | {
+    card(s, KING): card(s, QUEEN) for s in range(4)
+}
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+# Public events of a hand, in the order they happened (all of them are seen by
+# both players, so a player's view can carry the whole list).
+class Trick(NamedTuple):
+    number: int  # 1-based
+    leader: int
+    lead: int
+    follow: int
+    winner: int
+
+
+class Marriage(NamedTuple):
+    seat: int
+    suit: int
+    points: int
+    led: int  # the card led
+    shown: int  # the partner shown from the hand
+
+
+class Exchange(NamedTuple):
+    seat: int
+    taken: int  # the face-up trump card taken into the hand
+    nine: int  # the trump 9 put in its place
+
+
+class Close(NamedTuple):
+    seat: int
+    tricks_done: int
+
+
+Event = Trick | Marriage | Exchange | Close
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended and what it scored."""
+
+    winner: int | None  # None for a tie
+    game_points: int  # 0-3 for the winner
+    reason: str  # went_out, failed_close, last_trick or tie
+    card_points: tuple[int, int]
+    marriage_points: tuple[int, int]
+    tricks_won: tuple[int, int]
+    #: The totals the scoring used (card points, marriages of a side that won
+    #: a trick, the last-trick bonus).
+    totals: tuple[int, int]
+    closed_by: int | None
+    last_trick_winner: int | None
+
+    def returns(self) -> tuple[int, int]:
+        """Zero-sum game points: (+gp, -gp) from each seat's side."""
+        if self.winner is None:
+            return (0, 0)
+        gp = self.game_points
+        return (gp, -gp) if self.winner == 0 else (-gp, gp)
+
+    def explain(self, names: Sequence[str] = ("Seat 0", "Seat 1")) -> str:
+        """A sentence saying why the hand scored what it did."""
+        if self.winner is None:
+            return f"Tie at {self.totals[0]}-{self.totals[1]}: no game points."
+        w, lo = self.winner, 1 - self.winner
+        gp = self.game_points
+        unit = "game point" if gp == 1 else "game points"
+        if self.reason == FAILED_CLOSE:
+            return (
+                f"{names[self.closed_by]} closed the stock but did not reach 66: "
+                f"{names[w]} scores {gp} {unit}."
+            )
+        how = {
+            WENT_OUT: f"{names[w]} reached {self.totals[w]}",
+            LAST_TRICK: f"Nobody reached 66; {names[w]} has the higher total "
+            f"({self.totals[w]} to {self.totals[lo]}, last trick +10 included)",
+        }[self.reason]
+        if gp == 3:
+            why = f"{names[lo]} won no trick"
+        elif gp == 2:
+            why = f"{names[lo]} has {self.totals[lo]}, fewer than 33"
+        else:
+            why = f"{names[lo]} has {self.totals[lo]}, at least 33"
+        return f"{how}; {why}: {gp} {unit}."
+
+
+class State:
+    """A position in one hand. Immutable by convention: ``apply`` returns a new one."""
+
+    __slots__ = ("rules", "v", "stock", "log", "close_info", "result", "match_score", "_legal")
+
+    rules: RuleConfig
+    v: list[int]
+    stock: tuple[int, ...]
+    log: tuple | None  # cons list (event, previous) of public events
+    close_info: tuple[int, int, int] | None  # opponent's (card pts, marriage pts, tricks) at close
+    result: HandResult | None
+    match_score: tuple[int, int]
+
+    # -- construction -------------------------------------------------------
+
+    def _copy(self) -> State:
+        new = State.__new__(State)
+        new.rules = self.rules
+        new.v = self.v[:]
+        new.stock = self.stock
+        new.log = self.log
+        new.close_info = self.close_info
+        new.result = self.result
+        new.match_score = self.match_score
+        new._legal = -1
+        return new
+
+    def __copy__(self) -> State:
+        return self._copy()
+
+    def __deepcopy__(self, memo) -> State:
+        return self._copy()
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__ if k != "_legal"}
+
+    def __setstate__(self, d) -> None:
+        for k, val in d.items():
+            setattr(self, k, val)
+        self._legal = -1
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.__getstate__() == other.__getstate__()
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.v), self.stock[self.v[STOCK_POS]:], self.result is None))
+
+    # -- read access ----------------------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to act, or -1 once the hand is over."""
+        return -1 if self.result is not None else self.v[TO_MOVE]
+
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def returns(self) -> tuple[int, int]:
+        """Game points won (+) or lost (-) by each seat; (0, 0) until the end."""
+        return self.result.returns() if self.result is not None else (0, 0)
+
+    def hand(self, seat: int) -> int:
+        return self.v[HAND + seat]
+
+    @property
+    def hands(self) -> tuple[int, int]:
+        return (self.v[HAND], self.v[HAND + 1])
+
+    @property
+    def card_points(self) -> tuple[int, int]:
+        return (self.v[CARD_PTS], self.v[CARD_PTS + 1])
+
+    @property
+    def marriage_points(self) -> tuple[int, int]:
+        return (self.v[MARRIAGE_PTS], self.v[MARRIAGE_PTS + 1])
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        return (self.v[TRICKS], self.v[TRICKS + 1])
+
+    @property
+    def played(self) -> tuple[int, int]:
+        return (self.v[PLAYED], self.v[PLAYED + 1])
+
+    @property
+    def trump_suit(self) -> int:
+        return self.v[TRUMP_SUIT]
+
+    @property
+    def trump_card(self) -> int:
+        """The face-up trump card (or the 9 that replaced it)."""
+        return self.v[TRUMP_CARD]
+
+    @property
+    def dealer(self) -> int:
+        return self.v[DEALER]
+
+    @property
+    def leader(self) -> int:
+        return self.v[LEADER]
+
+    @property
+    def lead_card(self) -> int | None:
+        c = self.v[LEAD]
+        return None if c < 0 else c
+
+    @property
+    def closed_by(self) -> int | None:
+        c = self.v[CLOSED_BY]
+        return None if c < 0 else c
+
+    @property
+    def stock_left(self) -> int:
+        """Face-down cards left in the stock (the face-up trump not counted)."""
+        return len(self.stock) - self.v[STOCK_POS]
+
+    @property
+    def stock_size(self) -> int:
+        """Cards in the stock, the face-up trump card included."""
+        n = len(self.stock) - self.v[STOCK_POS]
+        return n + 1 if n else 0
+
+    @property
+    def stock_cards(self) -> tuple[int, ...]:
+        """The face-down stock in drawing order (hidden information)."""
+        return self.stock[self.v[STOCK_POS]:]
+
+    @property
+    def tricks_done(self) -> int:
+        return self.v[TRICK_NO]
+
+    def is_exhausted(self) -> bool:
+        return self.v[CLOSED_BY] < 0 and len(self.stock) == self.v[STOCK_POS]
+
+    def is_strict(self) -> bool:
+        """Strict play applies: the stock is closed or exhausted."""
+        return self.v[CLOSED_BY] >= 0 or len(self.stock) == self.v[STOCK_POS]
+
+    def phase(self) -> str:
+        if self.result is not None:
+            return "hand over"
+        if self.v[CLOSED_BY] >= 0:
+            return f"strict (stock closed by seat {self.v[CLOSED_BY]})"
+        if len(self.stock) == self.v[STOCK_POS]:
+            return "strict (stock exhausted)"
+        return "open"
+
+    def role(self, seat: int) -> str:
+        return "leader" if seat == self.v[LEADER] else "follower"
+
+    def points(self, seat: int) -> int:
+        """Card points plus marriage points (marriages count once a trick is won)."""
+        v = self.v
+        m = v[MARRIAGE_PTS + seat] if v[TRICKS + seat] else 0
+        return v[CARD_PTS + seat] + m
+
+    def events(self) -> tuple[Event, ...]:
+        """Public events of the hand so far, oldest first."""
+        out = []
+        node = self.log
+        while node is not None:
+            out.append(node[0])
+            node = node[1]
+        out.reverse()
+        return tuple(out)
+
+    def tricks(self) -> tuple[Trick, ...]:
+        return tuple(e for e in self.events() if type(e) is Trick)
+
+    def known_cards(self, seat: int) -> int:
+        """Cards in ``seat``'s hand that the opponent has seen."""
+        return self.v[KNOWN + seat] & self.v[HAND + seat]
+
+    # -- rules --------------------------------------------------------------
+
+    def legal_mask(self) -> int:
+        """Legal action ids as a bit mask (bit ``a`` set if action ``a`` is legal)."""
+        m = self._legal
+        if m >= 0:
+            return m
+        if self.result is not None:
+            self._legal = 0
+            return 0
+        v = self.v
+        p = v[TO_MOVE]
+        hand = v[HAND + p]
+        closed = v[CLOSED_BY] >= 0
+        stock_left = len(self.stock) - v[STOCK_POS]
+        strict = closed or stock_left == 0
+        lead = v[LEAD]
+        if lead >= 0:
+            if strict:
+                ls = lead // NUM_RANKS
+                follow = hand & SUIT_MASK[ls]
+                if follow:
+                    if self.rules.must_beat_in_suit:
+                        higher = follow & HIGHER_IN_SUIT[lead]
+                        if higher:
+                            follow = higher
+                    m = follow
+                else:
+                    m = hand & SUIT_MASK[v[TRUMP_SUIT]] or hand
+            else:
+                m = hand
+            self._legal = m
+            return m
+        m = hand
+        rules = self.rules
+        if v[TRICKS + p]:
+            if not strict or v[JUST_CLOSED] or rules.marriage_after_close:
+                for s in range(4):
+                    qk = _QK_MASK[s]
+                    if hand & qk == qk:
+                        m |= 3 << (FIRST_MARRIAGE + 2 * s)
+            if (
+                not closed
+                and stock_left >= rules.min_stock_to_exchange
+                and hand & _NINE_BIT[v[TRUMP_SUIT]]
+            ):
+                m |= 1 << EXCHANGE
+        if (
+            not closed
+            and stock_left >= rules.min_stock_to_close
+            and (v[TRICK_NO] or rules.close_on_first_lead)
+        ):
+            m |= 1 << CLOSE
+        self._legal = m
+        return m
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the seat to act, ascending; [] at the end."""
+        return _bits(self.legal_mask())
+
+    def is_legal(self, action: int) -> bool:
+        return isinstance(action, int) and 0 <= action < NUM_ACTIONS and bool(
+            self.legal_mask() >> action & 1
+        )
+
+    def apply(self, action: int | str) -> State:
+        """The state after ``action`` (an id or a name); this state is unchanged."""
+        if type(action) is not int:
+            action = parse_action(action)
+        if not (0 <= action < NUM_ACTIONS and self.legal_mask() >> action & 1):
+            raise self._illegal(action)
+        new = self._copy()
+        _apply(new, action)
+        return new
+
+    def _illegal(self, action: int) -> IllegalActionError:
+        legal = self.legal_actions()
+        try:
+            name = f"{action_name(action)} (id {action})"
+        except ValueError:
+            name = f"{action!r} (out of range 0-{NUM_ACTIONS - 1})"
+        if self.result is not None:
+            msg = f"illegal action {name}: the hand is over"
+        else:
+            p = self.v[TO_MOVE]
+            msg = (
+                f"illegal action {name} for seat {p} ({self.role(p)}) in the "
+                f"{self.phase()} phase; legal actions: "
+                + ", ".join(f"{action_name(a)} ({a})" for a in legal)
+            )
+        return IllegalActionError(msg, action, legal)
+
+    # -- display --------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        from .render import render_state
+
+        return render_state(self)
+
+
+def _apply(s: State, action: int) -> None:
+    """Apply a legal action to ``s`` in place (``s`` is a fresh copy)."""
+    v = s.v
+    p = v[TO_MOVE]
+    if action == EXCHANGE:
+        ts = v[TRUMP_SUIT]
+        nine = card(ts, NINE)
+        taken = v[TRUMP_CARD]
+        v[HAND + p] = (v[HAND + p] & ~(1 << nine)) | (1 << taken)
+        v[KNOWN + p] |= 1 << taken
+        v[TRUMP_CARD] = nine
+        s.log = (Exchange(p, taken, nine), s.log)
+        return
+    if action == CLOSE:
+        o = 1 - p
+        v[CLOSED_BY] = p
+        v[JUST_CLOSED] = 1
+        s.close_info = (v[CARD_PTS + o], v[MARRIAGE_PTS + o], v[TRICKS + o])
+        s.log = (Close(p, v[TRICK_NO]), s.log)
+        return
+    if action >= FIRST_MARRIAGE:
+        c = MARRIAGE_CARD[action - FIRST_MARRIAGE]
+        suit = c // NUM_RANKS
+        pts = 40 if suit == v[TRUMP_SUIT] else 20
+        shown = _PARTNER[c]
+        v[MARRIAGE_PTS + p] += pts
+        v[KNOWN + p] |= 1 << shown
+        s.log = (Marriage(p, suit, pts, c, shown), s.log)
+        v[HAND + p] ^= 1 << c
+        v[PLAYED + p] |= 1 << c
+        v[LEAD] = c
+        v[JUST_CLOSED] = 0
+        v[TO_MOVE] = 1 - p
+        # Going out by declaring: the hand ends before the follower plays.
+        if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= s.rules.going_out:
+            _end_went_out(s, p)
+        return
+    c = action
+    bit = 1 << c
+    v[HAND + p] ^= bit
+    v[PLAYED + p] |= bit
+    lead = v[LEAD]
+    if lead < 0:
+        v[LEAD] = c
+        v[JUST_CLOSED] = 0
+        v[TO_MOVE] = 1 - p
+        return
+    # The follower answers: resolve the trick.
+    leader = 1 - p
+    ls = lead // NUM_RANKS
+    fs = c // NUM_RANKS
+    ts = v[TRUMP_SUIT]
+    closed = v[CLOSED_BY] >= 0
+    stock_left = len(s.stock) - v[STOCK_POS]
+    if closed or stock_left == 0:
+        # What strict play reveals about the follower's hand.
+        if fs != ls:
+            v[EXCLUDED + p] |= SUIT_MASK[ls] if fs == ts else SUIT_MASK[ls] | SUIT_MASK[ts]
+        elif c < lead and s.rules.must_beat_in_suit:
+            v[EXCLUDED + p] |= HIGHER_IN_SUIT[lead]
+    if fs == ls:
+        w = p if c > lead else leader
+    else:
+        w = p if fs == ts else leader
+    v[CARD_PTS + w] += CARD_POINTS[lead] + CARD_POINTS[c]
+    v[TRICKS + w] += 1
+    v[TRICK_NO] += 1
+    s.log = (Trick(v[TRICK_NO], leader, lead, c, w), s.log)
+    v[LEAD] = -1
+    v[LEADER] = w
+    v[TO_MOVE] = w
+    lo = 1 - w
+    if not closed and stock_left:
+        pos = v[STOCK_POS]
+        v[HAND + w] |= 1 << s.stock[pos]
+        if stock_left > 1:
+            v[HAND + lo] |= 1 << s.stock[pos + 1]
+            v[STOCK_POS] = pos + 2
+        else:
+            # The loser of the trick that empties the stock takes the face-up trump.
+            t = v[TRUMP_CARD]
+            v[HAND + lo] |= 1 << t
+            v[KNOWN + lo] |= 1 << t
+            v[STOCK_POS] = pos + 1
+    if v[CARD_PTS + w] + v[MARRIAGE_PTS + w] >= s.rules.going_out:
+        _end_went_out(s, w)
+    elif not (v[HAND] | v[HAND + 1]):
+        _end_ran_out(s, w)
+
+
+def _totals(v: list[int]) -> list[int]:
+    return [v[CARD_PTS + i] + (v[MARRIAGE_PTS + i] if v[TRICKS + i] else 0) for i in (0, 1)]
+
+
+def _rule15(loser_total: int, loser_tricks: int) -> int:
+    if loser_tricks == 0:
+        return 3
+    return 1 if loser_total >= 33 else 2
+
+
+def _failed_close_points(s: State) -> int:
+    pen = s.rules.failed_close_penalty
+    if pen == "2-or-3":
+        return 3 if s.close_info[2] == 0 else 2
+    return int(pen)
+
+
+def _end_went_out(s: State, w: int) -> None:
+    v = s.v
+    lo = 1 - w
+    closer = v[CLOSED_BY]
+    totals = _totals(v)
+    tricks = [v[TRICKS], v[TRICKS + 1]]
+    if closer >= 0 and closer != w:
+        reason, gp = FAILED_CLOSE, _failed_close_points(s)
+    else:
+        reason = WENT_OUT
+        if closer == w and s.rules.opponent_totals_at == "close":
+            cp, mp, tr = s.close_info
+            totals[lo] = cp + (mp if tr else 0)
+            tricks[lo] = tr
+        gp = _rule15(totals[lo], tricks[lo])
+    _set_result(s, w, gp, reason, totals, None)
+
+
+def _end_ran_out(s: State, last: int) -> None:
+    v = s.v
+    closer = v[CLOSED_BY]
+    totals = _totals(v)
+    if closer >= 0:
+        _set_result(s, 1 - closer, _failed_close_points(s), FAILED_CLOSE, totals, last)
+        return
+    totals[last] += s.rules.last_trick_bonus
+    if totals[0] == totals[1]:
+        _set_result(s, None, 0, TIE, totals, last)
+        return
+    w = 0 if totals[0] > totals[1] else 1
+    _set_result(s, w, _rule15(totals[1 - w], v[TRICKS + 1 - w]), LAST_TRICK, totals, last)
+
+
+def _set_result(s, winner, gp, reason, totals, last) -> None:
+    v = s.v
+    s.result = HandResult(
+        winner=winner,
+        game_points=gp,
+        reason=reason,
+        card_points=(v[CARD_PTS], v[CARD_PTS + 1]),
+        marriage_points=(v[MARRIAGE_PTS], v[MARRIAGE_PTS + 1]),
+        tricks_won=(v[TRICKS], v[TRICKS + 1]),
+        totals=(totals[0], totals[1]),
+        closed_by=None if v[CLOSED_BY] < 0 else v[CLOSED_BY],
+        last_trick_winner=last,
+    )
+    s._legal = 0
+
+
+# -- dealing ----------------------------------------------------------------
+
+FULL_DECK = tuple(range(NUM_CARDS))
+
+
+def _new_state(rules: RuleConfig, hands, trump_card, stock, dealer, match_score) -> State:
+    s = State.__new__(State)
+    s.rules = rules
+    v = [0] * _NV
+    v[HAND], v[HAND + 1] = hands
+    v[TRUMP_CARD] = trump_card
+    v[TRUMP_SUIT] = trump_card // NUM_RANKS
+    v[DEALER] = dealer
+    v[LEADER] = v[TO_MOVE] = 1 - dealer
+    v[LEAD] = v[CLOSED_BY] = -1
+    s.v = v
+    s.stock = tuple(stock)
+    s.log = None
+    s.close_info = None
+    s.result = None
+    s.match_score = tuple(match_score)
+    s._legal = -1
+    return s
+
+
+def deal_from_deck(
+    deck: Sequence[int | str] | str,
+    dealer: int = 1,
+    rules: str | RuleConfig | dict | None = None,
+    match_score: tuple[int, int] = (0, 0),
+) -> State:
+    """Start a hand from an explicit deck order, top card first.
+
+    Cards 1-3 go to the non-dealer, 4-6 to the dealer, 7-9 to the non-dealer,
+    10-12 to the dealer; card 13 is turned up as the trump card; cards 14-24
+    are the stock in drawing order. ``deck`` is 24 card codes (a list, or one
+    string separated by spaces or commas) or card ids.
+    """
+    if isinstance(deck, str):
+        deck = deck.replace(",", " ").split()
+    cards = []
+    for i, x in enumerate(deck):
+        if isinstance(x, str):
+            try:
+                cards.append(parse_card(x))
+            except ValueError as e:
+                raise DeckError(f"deck position {i + 1}: {e}") from None
+        elif isinstance(x, int) and not isinstance(x, bool) and 0 <= x < NUM_CARDS:
+            cards.append(int(x))
+        else:
+            raise DeckError(f"deck position {i + 1}: {x!r} is not a card code or a card id 0-23")
+    if len(cards) != NUM_CARDS:
+        raise DeckError(f"a deck has exactly 24 cards, got {len(cards)}")
+    if len(set(cards)) != NUM_CARDS:
+        seen, dup = set(), []
+        for c in cards:
+            if c in seen:
+                dup.append(card_code(c))
+            seen.add(c)
+        missing = sorted(set(range(NUM_CARDS)) - seen)
+        raise DeckError(
+            f"duplicate card(s) in deck: {' '.join(dup)}; missing: "
+            + " ".join(card_code(c) for c in missing)
+        )
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+    rules = make_rules(rules)
+    non = 1 - dealer
+    hands = [0, 0]
+    for c in cards[0:3] + cards[6:9]:
+        hands[non] |= 1 << c
+    for c in cards[3:6] + cards[9:12]:
+        hands[dealer] |= 1 << c
+    return _new_state(rules, hands, cards[12], cards[13:], dealer, match_score)
+
+
+def random_deck(rng: random.Random | int | None = None) -> list[int]:
+    """A shuffled deck of card ids; the same seed gives the same deck everywhere."""
+    r = rng if isinstance(rng, random.Random) else random.Random(rng)
+    deck = list(FULL_DECK)
+    r.shuffle(deck)
+    return deck
+
+
+def new_hand(
+    seed: int | random.Random | None = None,
+    dealer: int = 1,
+    rules: str | RuleConfig | dict | None = None,
+    match_score: tuple[int, int] = (0, 0),
+) -> State:
+    """A seeded random deal (``seed`` an int or a ``random.Random``)."""
+    return deal_from_deck(random_deck(seed), dealer, rules, match_score)
+
+
+def play(state: State, actions: Iterable[int | str]) -> State:
+    """Apply a sequence of actions (ids or names)."""
+    for a in actions:
+        state = state.apply(a)
+    return state

@@ -1,0 +1,87 @@
+"""Deal a hand and play it out between two random players, printing each trick.
+
+    python -m sixtysix_env.demo --seed 7
+    sixtysix demo --seed 7 --rules santase
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from .actions import action_name
+from .cards import SUIT_NAMES, card_code
+from .engine import Close, Exchange, Marriage, Trick, new_hand
+from .render import hand_text
+from .rules import PRESETS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="deal and play seed (default 0)")
+    parser.add_argument("--rules", default="altmisalti", choices=sorted(PRESETS), help="rule preset")
+    parser.add_argument("--dealer", type=int, default=1, choices=(0, 1), help="dealing seat")
+
+
+def play_demo(seed: int = 0, rules: str = "altmisalti", dealer: int = 1) -> str:
+    """The text of one random-vs-random hand."""
+    state = new_hand(seed, dealer=dealer, rules=rules)
+    rng = random.Random(seed)
+    out = [
+        f"Sixty-Six, rules {rules!r}, seed {seed}; seat {dealer} deals, "
+        f"seat {1 - dealer} leads.",
+        f"Trumps: {SUIT_NAMES[state.trump_suit]} (face-up card {card_code(state.trump_card)})",
+        f"Seat 0: {hand_text(state.hand(0))}",
+        f"Seat 1: {hand_text(state.hand(1))}",
+        "",
+    ]
+    seen = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state = state.apply(legal[rng.randrange(len(legal))])
+        events = state.events()
+        for e in events[seen:]:
+            out.append(_describe(e, state))
+        seen = len(events)
+    res = state.result
+    out += [
+        "",
+        f"Card points: seat 0 {res.card_points[0]}, seat 1 {res.card_points[1]}; "
+        f"marriages: {res.marriage_points[0]} / {res.marriage_points[1]}; "
+        f"tricks: {res.tricks_won[0]} / {res.tricks_won[1]}",
+        "Result: " + res.explain(),
+    ]
+    return "\n".join(out)
+
+
+def _describe(e, state) -> str:
+    t = type(e)
+    if t is Trick:
+        return (
+            f"Trick {e.number:2d}: seat {e.leader} leads {card_code(e.lead)}, "
+            f"seat {1 - e.leader} plays {card_code(e.follow)}: seat {e.winner} wins"
+        )
+    if t is Marriage:
+        return (
+            f"          seat {e.seat} declares a marriage in {SUIT_NAMES[e.suit]} "
+            f"({e.points}), showing {card_code(e.shown)}"
+        )
+    if t is Exchange:
+        return f"          seat {e.seat} exchanges the trump 9 for {card_code(e.taken)}"
+    if t is Close:
+        return f"          seat {e.seat} closes the stock"
+    return f"          {action_name(e)}"  # pragma: no cover
+
+
+def run(args: argparse.Namespace) -> int:
+    print(play_demo(args.seed, args.rules, args.dealer))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

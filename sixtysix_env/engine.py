@@ -81,13 +81,23 @@ _PARTNER = {card(s, QUEEN): card(s, KING) for s in range(4)} | {
 }
 
 
+# Bit positions of every byte value, offset for each byte of a 40-bit mask:
+# listing the set bits of a mask is five table lookups.
+_BYTE_BITS = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(5)
+)
+_B0, _B1, _B2, _B3, _B4 = _BYTE_BITS
+
+
 def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """Set bits of a mask below 2**40, ascending."""
+    return list(
+        _B0[mask & 255]
+        + _B1[mask >> 8 & 255]
+        + _B2[mask >> 16 & 255]
+        + _B3[mask >> 24 & 255]
+        + _B4[mask >> 32 & 255]
+    )
 
 
 # Public events of a hand, in the order they happened (all of them are seen by
@@ -403,7 +413,12 @@ class State:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the seat to act, ascending; [] at the end."""
-        return _bits(self.legal_mask())
+        m = self._legal
+        if m < 0:
+            m = self.legal_mask()
+        return list(
+            _B0[m & 255] + _B1[m >> 8 & 255] + _B2[m >> 16 & 255] + _B3[m >> 24 & 255] + _B4[m >> 32]
+        )
 
     def is_legal(self, action: int) -> bool:
         return isinstance(action, int) and 0 <= action < NUM_ACTIONS and bool(
@@ -667,7 +682,10 @@ def deal_from_deck(
         )
     if dealer not in (0, 1):
         raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
-    rules = make_rules(rules)
+    return _deal(cards, dealer, make_rules(rules), match_score)
+
+
+def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> State:
     non = 1 - dealer
     hands = [0, 0]
     for c in cards[0:3] + cards[6:9]:
@@ -692,7 +710,11 @@ def new_hand(
     match_score: tuple[int, int] = (0, 0),
 ) -> State:
     """A seeded random deal (``seed`` an int or a ``random.Random``)."""
-    return deal_from_deck(random_deck(seed), dealer, rules, match_score)
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+    if type(rules) is not RuleConfig:
+        rules = make_rules(rules)
+    return _deal(random_deck(seed), dealer, rules, match_score)
 
 
 def play(state: State, actions: Iterable[int | str]) -> State:

@@ -1,0 +1,338 @@
+"""The observation: what one seat may know, as a fixed-size vector.
+
+Built only from :func:`sixtysix_env.view.player_view` (a
+:class:`~sixtysix_env.view.PlayerView`), so it cannot carry anything the seat
+may not know. Everything is told from the observer's side: "my" is the
+observing seat, "opp" the other one, so one policy can play either seat.
+
+Card planes have 24 entries indexed by card id (``suit * 6 + rank``; suits
+C D H S, ranks 9 J Q K T A); suit blocks have 4 entries in suit order. All
+values lie in [0, 1]: flags are 0/1 and counts are divided by their maximum.
+
+=======  ==================  ===================================================
+index    name                meaning
+=======  ==================  ===================================================
+0-23     hand                my hand
+24-47    trump_card          the trump card lying under the stock (face up, or
+                             turned down by a close); all zero once the stock
+                             is gone
+48-71    lead                the card on the table, led to the current trick
+72-95    my_played           cards I have played (the card on the table too)
+96-119   opp_played          cards the opponent has played
+120-143  my_won              cards in the tricks I have won
+144-167  opp_won             cards in the tricks the opponent has won
+168-191  opp_known           cards I know are in the opponent's hand (shown
+                             with a marriage, taken by an exchange, the trump
+                             card it drew, its whole hand once the stock is
+                             exhausted)
+192-215  opp_excluded        cards the opponent cannot hold (strict-phase
+                             deductions)
+216-239  unseen              cards whose place I do not know (the opponent's
+                             unknown cards and the face-down stock)
+240-263  my_known            cards of my hand the opponent has seen
+264-287  my_excluded         cards the opponent knows I cannot hold
+288-291  trump_suit          the trump suit (one-hot)
+292-295  opp_void            suits the opponent is known to hold no card of
+296-299  my_marriages        suits in which I have declared a marriage
+300-303  opp_marriages       suits in which the opponent has declared one
+304      my_turn             I am to act
+305      i_lead              I lead the current trick
+306      i_deal              I dealt this hand
+307      open                the stock is open (drawing, any card may be played)
+308      closed              the stock has been closed
+309      exhausted           the stock has been drawn out
+310      closed_by_me        I closed the stock
+311      closed_by_opp       the opponent closed the stock
+312      just_closed         a close was just made; its maker may still declare
+                             a marriage on this lead
+313      my_trick            I have won a trick
+314      opp_trick           the opponent has won a trick
+315      my_exchange         I exchanged the trump 9
+316      opp_exchange        the opponent exchanged the trump 9
+317      hand_over           the hand has ended
+318-324  stock_left          face-down cards left in the stock: one-hot of
+                             0, 1, 3, 5, 7, 9, 11 (the counts a hand can have)
+325      my_card_points      my card points / 120
+326      opp_card_points     the opponent's card points / 120
+327      my_marriage_points  my marriage points / 100
+328      opp_marriage_pts    the opponent's marriage points / 100
+329      my_tricks           tricks I have won / 12
+330      opp_tricks          tricks the opponent has won / 12
+331      opp_hand_size       cards in the opponent's hand / 6
+332      my_score            my game points in the match / the match target
+333      opp_score           the opponent's game points / the match target
+334      close_card_points   when the stock was closed: the card points of the
+                             closer's opponent then / 120 (0 if not closed)
+335      close_marriage_pts  ... its marriage points then / 100
+336      close_had_trick     ... whether it had won a trick then
+337      must_beat_in_suit   rule switch (see RULINGS.md)
+338      marriage_after_close  rule switch
+339      close_on_first_lead   rule switch
+340      min_stock_to_close     rule switch / 11
+341      min_stock_to_exchange  rule switch / 11
+342-344  failed_close_penalty   rule switch, one-hot "2", "2-or-3", "3"
+345      totals_at_close     rule switch opponent_totals_at == "close"
+346      tie_carry_over      rule switch tie_rule == "carry-over"
+347      going_out           rule switch / 200
+348      last_trick_bonus    rule switch / 100
+=======  ==================  ===================================================
+
+The action mask (a separate int8 vector of 34, 1 = legal) is the view's
+``legal_mask``: all zero unless the observing seat is to act.
+
+``OBS_VERSION`` changes whenever this table does; an exported policy records
+the version it was trained on and must refuse any other
+(:func:`check_obs_version`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..cards import ALL_CARDS, SUIT_MASK
+from ..engine import Exchange, Marriage, Trick
+from ..rules import FAILED_CLOSE_PENALTIES, RuleConfig
+from ..view import PlayerView
+
+#: Version of the observation layout documented above.
+OBS_VERSION = 1
+
+def _build_fields() -> tuple[tuple[str, int, int], ...]:
+    spec = [
+        ("hand", 24), ("trump_card", 24), ("lead", 24), ("my_played", 24),
+        ("opp_played", 24), ("my_won", 24), ("opp_won", 24), ("opp_known", 24),
+        ("opp_excluded", 24), ("unseen", 24), ("my_known", 24), ("my_excluded", 24),
+        ("trump_suit", 4), ("opp_void", 4), ("my_marriages", 4), ("opp_marriages", 4),
+        ("my_turn", 1), ("i_lead", 1), ("i_deal", 1), ("open", 1), ("closed", 1),
+        ("exhausted", 1), ("closed_by_me", 1), ("closed_by_opp", 1), ("just_closed", 1),
+        ("my_trick", 1), ("opp_trick", 1), ("my_exchange", 1), ("opp_exchange", 1),
+        ("hand_over", 1), ("stock_left", 7),
+        ("my_card_points", 1), ("opp_card_points", 1), ("my_marriage_points", 1),
+        ("opp_marriage_pts", 1), ("my_tricks", 1), ("opp_tricks", 1), ("opp_hand_size", 1),
+        ("my_score", 1), ("opp_score", 1), ("close_card_points", 1),
+        ("close_marriage_pts", 1), ("close_had_trick", 1),
+        ("must_beat_in_suit", 1), ("marriage_after_close", 1), ("close_on_first_lead", 1),
+        ("min_stock_to_close", 1), ("min_stock_to_exchange", 1),
+        ("failed_close_penalty", 3), ("totals_at_close", 1), ("tie_carry_over", 1),
+        ("going_out", 1), ("last_trick_bonus", 1),
+    ]
+    out, i = [], 0
+    for name, n in spec:
+        out.append((name, i, n))
+        i += n
+    return tuple(out)
+
+
+#: (name, first index, length) of every field, in order.
+FIELDS: tuple[tuple[str, int, int], ...] = _build_fields()
+#: Index of the first entry of each field.
+INDEX: dict[str, int] = {name: start for name, start, _ in FIELDS}
+#: Length of the observation vector.
+OBS_SIZE = FIELDS[-1][1] + FIELDS[-1][2]  # 349
+
+# Everything up to the numbers is 0/1 and is packed into one int, unpacked in
+# one numpy call; the action mask rides in the same int from a byte boundary.
+_N_BITS = INDEX["my_card_points"]  # 325
+_MASK_BIT = (_N_BITS + 7) // 8 * 8  # 328
+_N_BYTES = (_MASK_BIT + NUM_ACTIONS + 7) // 8
+
+_HAND, _TRUMP, _LEAD = 0, 24, 48
+_MY_PLAYED, _OPP_PLAYED, _MY_WON, _OPP_WON = 72, 96, 120, 144
+_OPP_KNOWN, _OPP_EXCL, _UNSEEN, _MY_KNOWN, _MY_EXCL = 168, 192, 216, 240, 264
+_TRUMP_SUIT, _OPP_VOID, _MY_MAR, _OPP_MAR = 288, 292, 296, 300
+_FLAGS = 304  # my_turn ... hand_over are bits 304-317
+_STOCK = 318
+
+_RULES_CACHE: dict[RuleConfig, tuple[float, ...]] = {}
+
+
+def _rules_part(rules: RuleConfig) -> tuple[float, ...]:
+    part = _RULES_CACHE.get(rules)
+    if part is None:
+        pen = [0.0, 0.0, 0.0]
+        pen[FAILED_CLOSE_PENALTIES.index(rules.failed_close_penalty)] = 1.0
+        part = (
+            float(rules.must_beat_in_suit),
+            float(rules.marriage_after_close),
+            float(rules.close_on_first_lead),
+            rules.min_stock_to_close / 11,
+            rules.min_stock_to_exchange / 11,
+            *pen,
+            float(rules.opponent_totals_at == "close"),
+            float(rules.tie_rule == "carry-over"),
+            rules.going_out / 200,
+            rules.last_trick_bonus / 100,
+        )
+        _RULES_CACHE[rules] = part
+    return part
+
+
+def _suit_bits(mask: int) -> int:
+    """Bit ``s`` set for each suit ``s`` that ``mask`` has a card of."""
+    return sum(1 << s for s in range(4) if mask & SUIT_MASK[s])
+
+
+# Suits present in the low and high 12 cards of a mask (clubs+diamonds, hearts+spades).
+_SUITS_LO = tuple(_suit_bits(m) for m in range(1 << 12))
+_SUITS_HI = tuple(_suit_bits(m << 12) for m in range(1 << 12))
+
+
+def _pack(view: PlayerView) -> tuple[int, list[float]]:
+    """The 0/1 part (with the action mask) as one int, and the numbers."""
+    s = view.seat
+    o = 1 - s
+    hand = view.hand
+    played = view.played
+    my_played = played[s]
+    opp_played = played[o]
+    opp_known = view.opponent_known
+    opp_excl = view.opponent_excluded
+    stock_left = view.stock_left
+    closed_by = view.closed_by
+    tricks = view.tricks_won
+
+    # Trick winners, marriages and exchanges from the public events.
+    won = [0, 0]
+    mar = [0, 0]
+    exch = [0, 0]
+    for e in view.events:
+        t = type(e)
+        if t is Trick:
+            won[e[4]] |= (1 << e[2]) | (1 << e[3])
+        elif t is Marriage:
+            mar[e[0]] |= 1 << e[1]
+        elif t is Exchange:
+            exch[e[0]] = 1
+
+    unseen = ALL_CARDS & ~(hand | my_played | opp_played | opp_known)
+    if stock_left:
+        trump = 1 << view.trump_card
+        unseen &= ~trump
+        trump <<= _TRUMP
+    else:
+        trump = 0
+    # A suit is void if the opponent has no known card of it and no unseen card
+    # of it is possible for the opponent.
+    maybe = opp_known | (unseen & ~opp_excl)
+    void = 15 & ~(_SUITS_LO[maybe & 4095] | _SUITS_HI[maybe >> 12])
+
+    flags = (
+        (view.to_move == s)
+        | (view.leader == s) << 1
+        | (view.dealer == s) << 2
+        | view.just_closed << 8
+        | (tricks[s] > 0) << 9
+        | (tricks[o] > 0) << 10
+        | exch[s] << 11
+        | exch[o] << 12
+        | (view.result is not None) << 13
+    )
+    if closed_by is None:
+        flags |= 8 if stock_left else 32  # open / exhausted
+    else:
+        flags |= 16 | (64 if closed_by == s else 128)
+    lead = view.lead_card
+    big = (
+        hand
+        | trump
+        | ((1 << lead) << _LEAD if lead is not None else 0)
+        | my_played << _MY_PLAYED
+        | opp_played << _OPP_PLAYED
+        | won[s] << _MY_WON
+        | won[o] << _OPP_WON
+        | opp_known << _OPP_KNOWN
+        | opp_excl << _OPP_EXCL
+        | unseen << _UNSEEN
+        | view.own_known << _MY_KNOWN
+        | view.own_excluded << _MY_EXCL
+        | 1 << (_TRUMP_SUIT + view.trump_suit)
+        | void << _OPP_VOID
+        | mar[s] << _MY_MAR
+        | mar[o] << _OPP_MAR
+        | flags << _FLAGS
+        | 1 << (_STOCK + (stock_left + 1 >> 1))
+        | view.legal_mask << _MASK_BIT
+    )
+
+    cp = view.card_points
+    mp = view.marriage_points
+    score = view.match_score
+    target = view.rules.match_target
+    ci = view.close_info
+    nums = [
+        cp[s] / 120,
+        cp[o] / 120,
+        mp[s] / 100,
+        mp[o] / 100,
+        tricks[s] / 12,
+        tricks[o] / 12,
+        view.opponent_hand_size / 6,
+        min(score[s] / target, 1.0),
+        min(score[o] / target, 1.0),
+    ]
+    if ci is None:
+        nums += _NO_CLOSE
+    else:
+        nums += (ci[0] / 120, ci[1] / 100, float(ci[2] > 0))
+    nums += _rules_part(view.rules)
+    return big, nums
+
+
+_NO_CLOSE = (0.0, 0.0, 0.0)
+
+
+def _encode(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+    """Observation vector (float32) and action mask (int8), freshly allocated."""
+    big, nums = _pack(view)
+    bits = np.unpackbits(
+        np.frombuffer(big.to_bytes(_N_BYTES, "little"), np.uint8), bitorder="little"
+    )
+    obs = np.empty(OBS_SIZE, np.float32)
+    obs[:_N_BITS] = bits[:_N_BITS]
+    obs[_N_BITS:] = nums
+    return obs, bits[_MASK_BIT : _MASK_BIT + NUM_ACTIONS].view(np.int8)
+
+
+def encode_view(view: PlayerView) -> np.ndarray:
+    """The observation vector (float32, length ``OBS_SIZE``) of a player view."""
+    return _encode(view)[0]
+
+
+def action_mask(view: PlayerView) -> np.ndarray:
+    """The action mask (int8, length 34, 1 = legal) of a player view."""
+    return _encode(view)[1]
+
+
+def observe_view(view: PlayerView) -> dict[str, np.ndarray]:
+    """The environments' ``Dict`` observation: ``observation`` and ``action_mask``."""
+    obs, mask = _encode(view)
+    return {"observation": obs, "action_mask": mask}
+
+
+def check_obs_version(version: int) -> None:
+    """Raise if a policy trained on observation format ``version`` cannot read this one."""
+    if version != OBS_VERSION:
+        raise ValueError(
+            f"observation format mismatch: the policy expects observation version "
+            f"{version}, this sixtysix builds version {OBS_VERSION} ({OBS_SIZE} values); "
+            "retrain or export the policy with a matching version"
+        )
+
+
+def describe(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Split an observation vector into its named fields (for debugging)."""
+    return {name: obs[start : start + n] for name, start, n in FIELDS}
+
+
+__all__ = [
+    "FIELDS",
+    "INDEX",
+    "OBS_SIZE",
+    "OBS_VERSION",
+    "action_mask",
+    "check_obs_version",
+    "describe",
+    "encode_view",
+    "observe_view",
+]

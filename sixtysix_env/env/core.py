@@ -1,0 +1,179 @@
+"""What both environments share: options, spaces, the hand or match being played.
+
+:class:`Table` adapts the rules engine to an episode ("hand": one deal;
+"match": hands to the rule set's target) and scores it as rewards; it knows
+nothing of PettingZoo or of a learner. Observations are made elsewhere, from
+player views only.
+"""
+
+from __future__ import annotations
+
+import random
+from numbers import Real
+
+import numpy as np
+from gymnasium import spaces
+
+from ..actions import NUM_ACTIONS, action_name
+from ..engine import HandResult, State, new_hand
+from ..errors import IllegalActionError
+from ..match import Match
+from ..render import render_state, render_view
+from ..rules import PRESETS, RuleConfig, make_rules
+from ..view import player_view
+from .observation import OBS_SIZE
+
+MODES = ("hand", "match")
+RENDER_MODES = ("human", "ansi")
+AGENTS = ("player_0", "player_1")
+#: The most game points one hand can lose.
+WORST_HAND_LOSS = 3
+
+
+def make_spaces() -> tuple[spaces.Discrete, spaces.Dict]:
+    """The action space and the ``Dict`` observation space of both environments."""
+    action_space = spaces.Discrete(NUM_ACTIONS)
+    observation_space = spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        }
+    )
+    return action_space, observation_space
+
+
+def check_options(rules, mode, hand_rewards, render_mode) -> tuple[RuleConfig, str, float]:
+    """Validate the shared options; returns (rule config, mode, hand reward weight)."""
+    if isinstance(rules, str) and rules not in PRESETS:
+        raise ValueError(
+            f"unknown rules {rules!r}; allowed: a preset name ({', '.join(map(repr, PRESETS))}) "
+            "or a sixtysix_env.RuleConfig"
+        )
+    if not isinstance(rules, (str, RuleConfig, dict)):
+        raise ValueError(
+            f"rules must be a preset name ({', '.join(map(repr, PRESETS))}), a RuleConfig "
+            f"or a dict of rule switches, got {type(rules).__name__}"
+        )
+    config = make_rules(rules)
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; allowed modes: {', '.join(map(repr, MODES))}")
+    if isinstance(hand_rewards, bool):
+        weight = 1.0 if hand_rewards else 0.0
+    elif isinstance(hand_rewards, Real) and 0 <= hand_rewards < float("inf"):
+        weight = float(hand_rewards)
+    else:
+        raise ValueError(
+            f"hand_rewards must be True, False or a non-negative weight, got {hand_rewards!r}"
+        )
+    if weight and mode != "match":
+        raise ValueError(
+            "hand_rewards only applies to mode='match' (in mode='hand' the reward already "
+            "is the hand's game points)"
+        )
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(
+            f"unknown render_mode {render_mode!r}; allowed: None, "
+            + ", ".join(map(repr, RENDER_MODES))
+        )
+    return config, mode, weight
+
+
+def worst_loss(mode: str, target: int, weight: float) -> float:
+    """The most an agent can lose from any position by legal play.
+
+    In hand mode: 3 game points. In match mode: the match (1) plus, with hand
+    rewards, every game point the opponent can still score (at most
+    ``target + 2``: from ``target - 1`` a 3-point hand) times their weight.
+    """
+    if mode == "hand":
+        return float(WORST_HAND_LOSS)
+    return 1.0 + weight * (target + WORST_HAND_LOSS - 1)
+
+
+def seat_of(agent) -> int:
+    try:
+        return AGENTS.index(agent)
+    except ValueError:
+        raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}") from None
+
+
+class Table:
+    """The hand (or match) being played, and the rewards it hands out."""
+
+    def __init__(self, rules: RuleConfig, mode: str, hand_weight: float) -> None:
+        self.rules = rules
+        self.mode = mode
+        self.hand_weight = hand_weight
+        self.match: Match | None = None
+        self.state: State | None = None
+        self.hands_played = 0
+
+    def deal(self, rng: random.Random) -> State:
+        """Start an episode with deals (and the first dealer) from ``rng``."""
+        self.hands_played = 0
+        if self.mode == "hand":
+            self.match = None
+            self.state = new_hand(rng, rng.randrange(2), self.rules)
+        else:
+            self.match = Match(self.rules, seed=rng)
+            self.state = self.match.hand
+        return self.state
+
+    def legal_error(self, action, who: str) -> IllegalActionError:
+        """The error for an action that is not legal now (naming the legal ones)."""
+        state = self.state
+        legal = state.legal_actions()
+        try:
+            if isinstance(action, bool):
+                raise ValueError
+            name = f"{action_name(int(action))} (id {action})"
+        except (ValueError, TypeError):
+            name = f"{action!r} (not an action id 0-{NUM_ACTIONS - 1})"
+        if state.result is not None or (self.match is not None and self.match.is_over()):
+            msg = f"illegal action {name} by {who}: the episode is over"
+        else:
+            seat = state.current_player()
+            msg = (
+                f"illegal action {name} by {who} (seat {seat}, {state.role(seat)}) in the "
+                f"{state.phase()} phase; legal actions: "
+                + ", ".join(f"{action_name(a)} ({a})" for a in legal)
+            )
+        return IllegalActionError(msg, action, legal)
+
+    def apply(self, action: int) -> tuple[HandResult | None, bool, tuple[float, float]]:
+        """Play a legal action: (result of a hand it ended, episode over, rewards)."""
+        if self.match is None:
+            state = self.state = self.state.apply(action)
+            res = state.result
+            if res is None:
+                return None, False, (0.0, 0.0)
+            self.hands_played = 1
+            r0, r1 = res.returns()
+            return res, True, (float(r0), float(r1))
+        match = self.match
+        res = match.apply(action)
+        self.state = match.hand
+        if res is None:
+            return None, False, (0.0, 0.0)
+        self.hands_played += 1
+        g0, g1 = match.scored[-1]
+        w = self.hand_weight
+        r0 = w * (g0 - g1)
+        over = match.is_over()
+        if over:
+            r0 += 1.0 if match.winner == 0 else -1.0
+        return res, over, (r0 + 0.0, -r0 + 0.0)
+
+    def render(self, seat: int | None) -> str:
+        state = self.state
+        text = render_state(state) if seat is None else render_view(player_view(state, seat))
+        if self.match is not None:
+            m = self.match
+            head = (
+                f"Match ({self.rules.name}) to {m.target}: score {m.score[0]}-{m.score[1]}, "
+                f"hand {len(m.results) + (0 if state.result is not None else 1)}"
+            )
+            if m.is_over():
+                head += f"; seat {m.winner} wins the match"
+            text = head + "\n" + text
+        return text

@@ -1,0 +1,211 @@
+"""The PettingZoo AEC environment; its documentation page is :mod:`sixtysix_env.sixtysix_v0`."""
+
+from __future__ import annotations
+
+import random
+from operator import index as _index
+from typing import Any
+
+import gymnasium
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..rules import RuleConfig
+from ..view import player_view
+from .core import AGENTS, Table, check_options, make_spaces, seat_of, worst_loss
+from .observation import _encode
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`raw_env` inside PettingZoo's standard wrappers.
+
+    ``illegal_reward`` (default: minus the worst loss legal play can bring,
+    see :meth:`raw_env.worst_loss`) is what an agent gets for an illegal
+    move, which ends the episode (PettingZoo's ``TerminateIllegalWrapper``:
+    the other agent gets 0). It may not be milder than that worst loss.
+    An action outside 0-33 fails an assertion (``AssertOutOfBoundsWrapper``);
+    calls out of order raise (``OrderEnforcingWrapper``).
+    """
+    illegal_reward = kwargs.pop("illegal_reward", None)
+    base = raw_env(**kwargs)
+    worst = base.worst_loss()
+    if illegal_reward is None:
+        illegal_reward = -worst
+    elif isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+        raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
+    elif illegal_reward > -worst:
+        raise ValueError(
+            f"illegal_reward={illegal_reward!r} is milder than the worst loss legal play can "
+            f"bring in this configuration ({-worst:g}); allowed: any number <= {-worst:g}"
+        )
+    e = wrappers.TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Two-player Sixty-Six, one hand or one match per episode.
+
+    Options (keywords): ``rules`` (preset name, ``RuleConfig`` or dict of
+    switches; default ``"altmisalti"``), ``mode`` (``"hand"`` or
+    ``"match"``), ``hand_rewards`` (match mode: also reward each hand's game
+    points, ``True`` or a weight), ``render_mode`` (``None``, ``"human"``,
+    ``"ansi"``), ``render_agent`` (``None`` for a neutral picture showing
+    both hands, or an agent name to draw only that player's view).
+    """
+
+    metadata = {
+        "name": "sixtysix_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: str | RuleConfig | dict = "altmisalti",
+        mode: str = "hand",
+        hand_rewards: bool | float = False,
+        render_mode: str | None = None,
+        render_agent: str | None = None,
+    ) -> None:
+        super().__init__()
+        config, mode, weight = check_options(rules, mode, hand_rewards, render_mode)
+        if render_agent is not None:
+            seat_of(render_agent)
+        self.rules = config
+        self.mode = mode
+        self.hand_rewards = weight
+        self.render_mode = render_mode
+        self.render_agent = render_agent
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        action_space, observation_space = make_spaces()
+        self.action_spaces = {a: action_space for a in AGENTS}
+        self.observation_spaces = {a: observation_space for a in AGENTS}
+        self._table = Table(config, mode, weight)
+        self._rng: random.Random | None = None
+        # Each seat's encoded (observation, mask) of this step, once asked for.
+        self._obs: list[tuple | None] = [None, None]
+        self._rewarded = False
+        self._infos_set = False
+
+    # -- spaces ---------------------------------------------------------------
+
+    def observation_space(self, agent: str):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str):
+        return self.action_spaces[agent]
+
+    def worst_loss(self) -> float:
+        """The most legal play can lose in one episode (3 in hand mode; see core.worst_loss)."""
+        return worst_loss(self.mode, self.rules.match_target, self.hand_rewards)
+
+    # -- the episode ------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode; ``seed`` fixes the deals, no seed continues the generator.
+
+        ``options`` is accepted for the API and not used.
+        """
+        if seed is not None or self._rng is None:
+            self._rng = random.Random(seed)
+        state = self._table.deal(self._rng)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self._rewarded = False
+        self._infos_set = False
+        self._obs = [None, None]
+        self.agent_selection = AGENTS[state.current_player()]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self._table
+        state = table.state
+        if type(action) is not int:
+            try:
+                if isinstance(action, bool):
+                    raise TypeError
+                action = _index(action)
+            except TypeError:
+                raise table.legal_error(action, agent) from None
+        if not (0 <= action < 34 and state.legal_mask() >> action & 1):
+            raise table.legal_error(action, agent)
+
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self.rewards = {a: 0.0 for a in AGENTS}
+            self._rewarded = False
+        if self._infos_set:
+            self.infos = {a: {} for a in AGENTS}
+            self._infos_set = False
+        result, over, (r0, r1) = table.apply(action)
+        self._obs = [None, None]
+        if result is not None:
+            self.rewards = {AGENTS[0]: r0, AGENTS[1]: r1}
+            self._rewarded = True
+            self._accumulate_rewards()
+            self.infos = {
+                a: {"hand_result": result, "hands_played": table.hands_played} for a in AGENTS
+            }
+            self._infos_set = True
+        if over:
+            self.terminations = {a: True for a in AGENTS}
+            self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
+        else:
+            self.agent_selection = AGENTS[table.state.current_player()]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict:
+        """``{"observation": float32[349], "action_mask": int8[34]}`` from the agent's view.
+
+        A repeated call in the same step returns copies, so no two calls share arrays.
+        """
+        seat = 0 if agent == "player_0" else seat_of(agent)
+        cached = self._obs[seat]
+        if cached is None:
+            cached = self._obs[seat] = _encode(player_view(self._table.state, seat))
+            return {"observation": cached[0], "action_mask": cached[1]}
+        return {"observation": cached[0].copy(), "action_mask": cached[1].copy()}
+
+    # -- display ------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        if self._table.state is None:
+            return None
+        seat = None if self.render_agent is None else seat_of(self.render_agent)
+        text = self._table.render(seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def game_state(self):
+        """The engine's full state of the current hand (hidden cards included: not for agents)."""
+        return self._table.state
+
+    @property
+    def match(self):
+        """The engine's :class:`~sixtysix_env.match.Match` in match mode, else None."""
+        return self._table.match

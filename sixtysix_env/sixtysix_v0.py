@@ -1,0 +1,198 @@
+"""
+# Sixty-Six (sixtysix_v0)
+
+| Import             | `from sixtysix_env import sixtysix_v0`                 |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No (a player may act twice in a row)                   |
+| Manual control     | No                                                     |
+| Agents             | `agents = ['player_0', 'player_1']` (seats 0 and 1)    |
+| Action shape       | () (one integer)                                       |
+| Action values      | 0-33                                                   |
+| Observation shape  | `observation`: (349,) float32; `action_mask`: (34,) int8 |
+| Observation values | [0, 1]                                                 |
+
+Sixty-Six (Altmisalti) is a two-player trick-taking card game with 24
+cards (9 J Q K 10 A of four suits): six cards each, a face-up trump card
+under a stock to draw from, marriages (K+Q) worth 20 or 40, the exchange of
+the trump 9 and the option of closing the stock. The first to 66 points wins
+the hand and 1-3 game points; a match goes to 7 game points. The rules the
+engine plays are fixed in RULINGS.md; three presets are available:
+`altmisalti` (the default), `pagat66` and `santase`.
+
+```python
+from sixtysix_env import sixtysix_v0
+
+env = sixtysix_v0.env(rules="altmisalti", mode="hand")
+env.reset(seed=42)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        mask = observation["action_mask"]
+        action = env.action_space(agent).sample(mask)  # a policy goes here
+    env.step(action)
+env.close()
+```
+
+## Turn order
+
+`agent_selection` is the seat the engine says is to act. Exchanging the
+trump 9 and closing the stock do **not** pass the turn: the same agent acts
+again (exchange, then maybe close, then a lead card). The non-dealer leads
+the first trick; after that the winner of a trick leads the next.
+
+## Actions
+
+| id    | action                                                                 |
+|-------|------------------------------------------------------------------------|
+| 0-23  | play the card with that id (`suit * 6 + rank`; suits C D H S, ranks 9 J Q K T A) |
+| 24-31 | lead a queen or king declaring its marriage: `24 + 2 * suit + (0 queen, 1 king)` |
+| 32    | exchange the trump 9 for the face-up trump card (turn not passed)      |
+| 33    | close the stock (turn not passed)                                      |
+
+The ids are the engine's (`sixtysix_env.actions`) unchanged.
+
+## Observation
+
+A dict: `observation`, a float32 vector of 349 values in [0, 1], and
+`action_mask`, an int8 vector of 34 (1 = legal). The mask is all zeros for
+an agent that is not to act, and at the end. The vector is built only from
+the engine's player view (`sixtysix_env.view.player_view`), so it holds
+exactly what that player may know (RULINGS.md, "What each player knows"):
+never the order of the stock or the opponent's unknown cards. It is told
+from the observer's side ("my" / "opp"), so one policy can play both seats.
+
+To build it outside the environment (for an agent that gets a view):
+
+```python
+from sixtysix_env.env.observation import OBS_VERSION, encode_view, action_mask
+obs = encode_view(view)   # float32[349]
+mask = action_mask(view)  # int8[34]
+```
+
+`OBS_VERSION` (now 1) names this layout; exported policies record it and
+`check_obs_version` refuses a mismatch.
+
+Card planes are indexed by card id; suit blocks by suit (C D H S).
+
+| index   | name                 | meaning                                                        |
+|---------|----------------------|----------------------------------------------------------------|
+| 0-23    | hand                 | my hand                                                        |
+| 24-47   | trump_card           | the trump card under the stock (face up, or turned down by a close); zero once the stock is gone |
+| 48-71   | lead                 | the card on the table, led to the current trick               |
+| 72-95   | my_played            | cards I have played (the card on the table too)               |
+| 96-119  | opp_played           | cards the opponent has played                                  |
+| 120-143 | my_won               | cards in the tricks I have won                                 |
+| 144-167 | opp_won              | cards in the tricks the opponent has won                       |
+| 168-191 | opp_known            | cards known to be in the opponent's hand (marriage shown, exchange, drawn trump card, the whole hand once the stock is exhausted) |
+| 192-215 | opp_excluded         | cards the opponent cannot hold (strict-phase deductions)      |
+| 216-239 | unseen               | cards whose place I do not know (opponent's unknown cards, face-down stock) |
+| 240-263 | my_known             | cards of my hand the opponent has seen                         |
+| 264-287 | my_excluded          | cards the opponent knows I cannot hold                         |
+| 288-291 | trump_suit           | trump suit, one-hot                                            |
+| 292-295 | opp_void             | suits the opponent is known to hold no card of                 |
+| 296-299 | my_marriages         | suits in which I declared a marriage                           |
+| 300-303 | opp_marriages        | suits in which the opponent declared a marriage                |
+| 304     | my_turn              | I am to act                                                    |
+| 305     | i_lead               | I lead the current trick                                       |
+| 306     | i_deal               | I dealt this hand                                              |
+| 307     | open                 | the stock is open                                              |
+| 308     | closed               | the stock was closed                                           |
+| 309     | exhausted            | the stock is drawn out                                         |
+| 310     | closed_by_me         | I closed the stock                                             |
+| 311     | closed_by_opp        | the opponent closed the stock                                  |
+| 312     | just_closed          | a close was just made; its maker may still declare on this lead |
+| 313     | my_trick             | I have won a trick                                             |
+| 314     | opp_trick            | the opponent has won a trick                                   |
+| 315     | my_exchange          | I exchanged the trump 9                                        |
+| 316     | opp_exchange         | the opponent exchanged the trump 9                             |
+| 317     | hand_over            | the hand has ended                                             |
+| 318-324 | stock_left           | face-down cards left in the stock: one-hot of 0, 1, 3, 5, 7, 9, 11 |
+| 325     | my_card_points       | my card points / 120                                           |
+| 326     | opp_card_points      | opponent's card points / 120                                   |
+| 327     | my_marriage_points   | my marriage points / 100                                       |
+| 328     | opp_marriage_pts     | opponent's marriage points / 100                               |
+| 329     | my_tricks            | tricks I have won / 12                                         |
+| 330     | opp_tricks           | tricks the opponent has won / 12                               |
+| 331     | opp_hand_size        | cards in the opponent's hand / 6                               |
+| 332     | my_score             | my game points in the match / match target (0 in hand mode)   |
+| 333     | opp_score            | opponent's game points / match target                          |
+| 334     | close_card_points    | at the close: the card points of the closer's opponent / 120  |
+| 335     | close_marriage_pts   | at the close: its marriage points / 100                        |
+| 336     | close_had_trick      | at the close: whether it had won a trick                       |
+| 337     | must_beat_in_suit    | rule switch                                                    |
+| 338     | marriage_after_close | rule switch                                                    |
+| 339     | close_on_first_lead  | rule switch                                                    |
+| 340     | min_stock_to_close   | rule switch / 11                                               |
+| 341     | min_stock_to_exchange | rule switch / 11                                              |
+| 342-344 | failed_close_penalty | rule switch, one-hot "2", "2-or-3", "3"                        |
+| 345     | totals_at_close      | rule switch `opponent_totals_at == "close"`                    |
+| 346     | tie_carry_over       | rule switch `tie_rule == "carry-over"`                         |
+| 347     | going_out            | rule switch / 200                                              |
+| 348     | last_trick_bonus     | rule switch / 100                                              |
+
+The same table, as code: `sixtysix_env.env.observation.FIELDS`.
+
+## Rewards
+
+Zero-sum. Mode `"hand"`: at the end of the hand the winner gets `+g` and the
+loser `-g`, `g` the hand's game points (1, 2 or 3; 0 each for a 65-65 tie).
+Mode `"match"`: `+1` / `-1` when a side reaches the rule set's match target
+(7, or 11 for santase); with `hand_rewards=True` (or a weight `w`) each
+hand's game points are also handed out (`+w*g` / `-w*g`) as it is scored.
+When a hand of a match ends, both agents' `infos` carry `hand_result` (the
+engine's `HandResult`, with `.explain()`) and `hands_played`.
+
+## Illegal moves
+
+`raw_env.step` raises `sixtysix_env.IllegalActionError`, naming the action
+and the legal ones, for an illegal or out-of-range action. `env()` follows
+PettingZoo's convention instead (`TerminateIllegalWrapper`): an illegal
+move ends the episode, the offender gets `illegal_reward` and the other
+agent 0. The default penalty is minus the worst loss legal play can bring,
+so an illegal move never beats playing on: `-3` in hand mode; in match mode
+`-1`, or `-(1 + w * (target + 2))` with hand rewards of weight `w` (the
+match plus every game point the opponent could still score). A milder
+`illegal_reward` is refused. An action outside 0-33 fails
+`AssertOutOfBoundsWrapper`.
+
+## Options
+
+| keyword        | values                                              | default        |
+|----------------|-----------------------------------------------------|----------------|
+| `rules`        | `"altmisalti"`, `"pagat66"`, `"santase"`, a `RuleConfig`, or a dict of switches | `"altmisalti"` |
+| `mode`         | `"hand"` (one deal per episode), `"match"` (hands to the target) | `"hand"` |
+| `hand_rewards` | match mode only: `False`, `True` or a weight >= 0   | `False`        |
+| `render_mode`  | `None`, `"human"` (prints), `"ansi"` (returns text)  | `None`         |
+| `render_agent` | `None` (neutral picture, both hands shown) or `"player_0"` / `"player_1"` (that player's view) | `None` |
+| `illegal_reward` | `env()` only: a number <= minus the worst loss    | see above      |
+
+Unknown values raise `ValueError` naming the allowed ones.
+
+## Seeding
+
+`reset(seed=s)` seeds the generator that deals (and, in hand mode, draws the
+dealer; in a match, the first dealer), so a fixed policy replays a whole
+episode exactly; `reset()` without a seed continues the same generator.
+
+## Single-agent Gymnasium environment
+
+`gymnasium.make("SixtySix-v0", opponent="random")` (after `import
+sixtysix_env`) gives `sixtysix_env.env.single_agent.SixtySixEnv`: the learner
+plays a seat drawn each episode against an opponent that moves inside
+`step`; same observation dict, plus `action_masks()` for sb3-contrib's
+`MaskablePPO`.
+
+## Version history
+
+* v0: first release (sixtysix 0.1.0), observation format version 1.
+"""
+
+from __future__ import annotations
+
+from .env.observation import OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from .env.sixtysix import env, raw_env
+
+__all__ = ["OBS_SIZE", "OBS_VERSION", "action_mask", "encode_view", "env", "raw_env"]

@@ -78,3 +78,8 @@ __all__ = [
     "render_state",
     "render_view",
 ]
+
+# Gymnasium registration of the single-agent environment (``SixtySix-v0``).
+from .env.registration import register_envs as _register_envs  # noqa: E402
+
+_register_envs()

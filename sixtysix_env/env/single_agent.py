@@ -1,0 +1,223 @@
+"""A single-agent Gymnasium environment: the learner against a fixed opponent.
+
+The learner plays one seat (drawn each episode from the seeded generator,
+unless ``learner_seat`` fixes it); the opponent, any object with the agents'
+``act(view, rng)`` interface or a name for :func:`sixtysix_env.agents.make_agent`,
+plays the other seat inside :meth:`SixtySixEnv.step`, from its own player view
+and a ``random.Random`` derived from the environment's seed. Observations,
+action ids and rewards are those of :mod:`sixtysix_env.sixtysix_v0`, from the
+learner's side; :meth:`SixtySixEnv.action_masks` serves sb3-contrib's
+``MaskablePPO``.
+
+Registered as ``SixtySix-v0``::
+
+    import gymnasium, sixtysix_env
+    env = gymnasium.make("SixtySix-v0", opponent="random", rules="santase")
+"""
+
+from __future__ import annotations
+
+import random
+from operator import index as _index
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..agents import make_agent
+from ..errors import IllegalActionError
+from ..rules import RuleConfig
+from ..view import player_view
+from .core import AGENTS, Table, check_options, make_spaces, worst_loss
+from .observation import _encode
+
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+RENDER_VIEWS = ("table", "learner")
+
+
+class SixtySixEnv(gymnasium.Env):
+    """Sixty-Six against an opponent, one hand (or match) per episode.
+
+    Options: ``opponent`` (an agent object or name, default ``"random"``),
+    ``rules``, ``mode``, ``hand_rewards``, ``render_mode`` as in
+    ``sixtysix_v0``; ``learner_seat`` (``None``: drawn each episode, or 0/1);
+    ``illegal_action``: ``"raise"`` (default: an illegal learner action raises
+    :class:`~sixtysix_env.errors.IllegalActionError`) or ``"lose"`` (it ends
+    the episode with ``illegal_reward``, by default minus the worst loss legal
+    play can bring, the Gymnasium convention that any action in the action
+    space may be stepped); ``render_view``: ``"table"`` (both hands) or
+    ``"learner"`` (the learner's view only).
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: Any = "random",
+        rules: str | RuleConfig | dict = "altmisalti",
+        mode: str = "hand",
+        hand_rewards: bool | float = False,
+        learner_seat: int | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float | None = None,
+        render_mode: str | None = None,
+        render_view: str = "table",
+    ) -> None:
+        config, mode, weight = check_options(rules, mode, hand_rewards, render_mode)
+        if isinstance(opponent, str):
+            opponent = make_agent(opponent)
+        elif not callable(getattr(opponent, "act", None)):
+            raise ValueError(
+                f"opponent must be an agent name or an object with act(view, rng), got {opponent!r}"
+            )
+        if learner_seat not in (None, 0, 1) or isinstance(learner_seat, bool):
+            raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"unknown illegal_action {illegal_action!r}; allowed: "
+                + ", ".join(map(repr, ILLEGAL_ACTION_MODES))
+            )
+        if render_view not in RENDER_VIEWS:
+            raise ValueError(
+                f"unknown render_view {render_view!r}; allowed: " + ", ".join(map(repr, RENDER_VIEWS))
+            )
+        worst = worst_loss(mode, config.match_target, weight)
+        if illegal_reward is None:
+            illegal_reward = -worst
+        elif isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+            raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
+        elif illegal_reward > -worst:
+            raise ValueError(
+                f"illegal_reward={illegal_reward!r} is milder than the worst loss legal play can "
+                f"bring in this configuration ({-worst:g}); allowed: any number <= {-worst:g}"
+            )
+        self.opponent = opponent
+        self.rules = config
+        self.mode = mode
+        self.hand_rewards = weight
+        self.learner_seat = learner_seat
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.render_view = render_view
+        self.action_space, self.observation_space = make_spaces()
+        self._table = Table(config, mode, weight)
+        self._deal_rng: random.Random | None = None
+        self._opp_rng: random.Random | None = None
+        self.seat = 0
+        self._over = True
+        self._mask = np.zeros(34, np.int8)
+
+    # -- the episode ------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new episode; ``seed`` fixes deals, seats and the opponent's choices."""
+        super().reset(seed=seed)
+        if seed is not None or self._deal_rng is None:
+            self._deal_rng = random.Random(int(self.np_random.integers(2**63)))
+            self._opp_rng = random.Random(int(self.np_random.integers(2**63)))
+        rng = self._deal_rng
+        seat = rng.randrange(2)
+        if self.learner_seat is not None:
+            seat = self.learner_seat
+        self.seat = seat
+        self._table.deal(rng)
+        self._over = False
+        _, over, _ = self._opponent_moves()
+        self._over = over
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), {"learner_seat": seat, "agent": AGENTS[seat]}
+
+    def step(self, action):
+        table = self._table
+        if self._over:
+            raise IllegalActionError(
+                f"action {action!r} by the learner: the episode is over; call reset()", action, ()
+            )
+        if type(action) is not int:
+            try:
+                if isinstance(action, bool):
+                    raise TypeError
+                action = _index(action)
+            except TypeError:
+                raise table.legal_error(action, "the learner") from None
+        if not (0 <= action < 34 and table.state.legal_mask() >> action & 1):
+            if self.illegal_action == "raise":
+                raise table.legal_error(action, "the learner")
+            self._over = True
+            obs = self._observe()
+            return obs, self.illegal_reward, True, False, {"illegal_action": action}
+        seat = self.seat
+        result, over, rewards = table.apply(action)
+        reward = rewards[seat]
+        info: dict[str, Any] = {}
+        if result is not None:
+            info["hand_result"] = result
+        if not over:
+            result, over, opp_reward = self._opponent_moves()
+            reward += opp_reward
+            if result is not None:
+                info["hand_result"] = result
+        self._over = over
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, over, False, info
+
+    def _opponent_moves(self):
+        """Let the opponent act until it is the learner's turn or the episode ends."""
+        table = self._table
+        opp = 1 - self.seat
+        result, over, reward = None, False, 0.0
+        while table.state.current_player() == opp:
+            view = player_view(table.state, opp)
+            a = self.opponent.act(view, self._opp_rng)
+            try:
+                ok = 0 <= a < 34 and view.legal_mask >> a & 1
+            except TypeError:
+                ok = False
+            if not ok:
+                raise IllegalActionError(
+                    f"the opponent {getattr(self.opponent, 'name', self.opponent)!r} chose "
+                    f"an illegal action {a!r}; legal actions: {view.legal_actions()}",
+                    a,
+                    view.legal_actions(),
+                )
+            res, over, rewards = table.apply(int(a))
+            reward += rewards[self.seat]
+            if res is not None:
+                result = res
+            if over:
+                break
+        return result, over, reward
+
+    def _observe(self) -> dict:
+        obs, mask = _encode(player_view(self._table.state, self.seat))
+        if self._over:
+            mask = np.zeros_like(mask)
+        self._mask = mask
+        return {"observation": obs, "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """Legal learner actions as booleans (sb3-contrib's ``MaskablePPO`` interface)."""
+        return self._mask.astype(bool)
+
+    # -- display ------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        if self._table.state is None:
+            return None
+        text = self._table.render(self.seat if self.render_view == "learner" else None)
+        text = f"(learner: seat {self.seat})\n" + text
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

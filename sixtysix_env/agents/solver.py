@@ -1,0 +1,425 @@
+"""Exact solver for the strict phase of a hand (perfect information).
+
+Once the stock is exhausted both hands are known to both seats; once it is
+closed, a *determinized* state (the opponent's hand dealt by
+:func:`~sixtysix_env.view.determinize`) is one too. Either way no card is
+drawn any more, at most six tricks remain, and the hand is a small
+two-player zero-sum game that alpha-beta search solves exactly.
+
+The value of a position is the game-point outcome of the hand, signed:
+``+g`` when seat 0 wins ``g`` game points, ``-g`` when seat 1 does, 0 for a
+tie (or, with the ``carry-over`` tie rule, a hand nobody wins).
+
+The search works on plain integers (hands as card bit masks) relative to the
+seat leading the trick (negamax): no :class:`~sixtysix_env.engine.State` is
+built inside it. :func:`brute_force_value` is the reference it is tested
+against: plain minimax over :meth:`State.apply`.
+"""
+
+from __future__ import annotations
+
+from ..actions import FIRST_MARRIAGE, MARRIAGE_CARD
+from ..cards import CARD_POINTS, HIGHER_IN_SUIT, KING, NUM_RANKS, QUEEN, SUIT_MASK
+from ..engine import (
+    CARD_PTS,
+    CLOSED_BY,
+    HAND,
+    JUST_CLOSED,
+    LEAD,
+    LEADER,
+    MARRIAGE_PTS,
+    TRICKS,
+    TRUMP_SUIT,
+    State,
+)
+from ..rules import RuleConfig
+
+__all__ = ["Solver", "is_solvable", "brute_force_value", "solve", "action_values"]
+
+_INF = 1000
+# Leading queen/king with a marriage: the partner's bit, and the action id.
+_PARTNER_BIT = [0] * 24
+_MARRY_ACTION = [-1] * 24
+for _i, _c in enumerate(MARRIAGE_CARD):
+    _s = _c // NUM_RANKS
+    _partner = _s * NUM_RANKS + (QUEEN if _c % NUM_RANKS == KING else KING)
+    _PARTNER_BIT[_c] = 1 << _partner
+    _MARRY_ACTION[_c] = FIRST_MARRIAGE + _i
+
+
+def is_solvable(state: State) -> bool:
+    """True when no card will be drawn any more (stock closed or exhausted)."""
+    return state.is_strict()
+
+
+class Solver:
+    """Alpha-beta over the remaining tricks of a strict-phase position.
+
+    One solver serves one rule configuration; ``nodes`` counts the positions
+    searched (for benchmarks). The transposition table lives for one call.
+    """
+
+    def __init__(self, rules: RuleConfig) -> None:
+        self.rules = rules
+        self.nodes = 0
+
+    # -- public -------------------------------------------------------------
+
+    def value(self, state: State) -> int:
+        """Game points seat 0 wins (+) or loses (-) with best play from here."""
+        if state.result is not None:
+            return state.returns()[0]
+        if not state.is_strict():
+            raise ValueError("the solver needs a position with the stock closed or exhausted")
+        search = self._search_for(state)
+        v = state.v
+        if v[LEAD] >= 0:
+            val = search.follow_root(-_INF, _INF)
+        else:
+            val = search.lead_root(-_INF, _INF)
+        # Values are from the leader's side; the mover at a follow node is the follower.
+        return val if v[LEADER] == 0 else -val
+
+    def action_values(self, state: State) -> dict[int, int]:
+        """Exact value of every legal action, in game points for the seat to move."""
+        if state.result is not None:
+            return {}
+        if not state.is_strict():
+            raise ValueError("the solver needs a position with the stock closed or exhausted")
+        search = self._search_for(state)
+        v = state.v
+        out = {}
+        if v[LEAD] >= 0:
+            for a, val in search.follow_root_moves():
+                out[a] = -val  # leader's value -> follower's
+        else:
+            for a, val in search.lead_root_moves():
+                out[a] = val
+        return out
+
+    def best_actions(self, state: State) -> tuple[int, list[int]]:
+        """The best value for the mover and all actions that reach it."""
+        vals = self.action_values(state)
+        best = max(vals.values())
+        return best, [a for a, x in vals.items() if x == best]
+
+    # -- the search -----------------------------------------------------------
+
+    def _search_for(self, state: State) -> _Search:
+        v = state.v
+        rules = self.rules
+        closer = v[CLOSED_BY]
+        fail_pen = 0
+        close_total = close_tricks = -1
+        if closer >= 0:
+            info = state.close_info
+            pen = rules.failed_close_penalty
+            fail_pen = (3 if info[2] == 0 else 2) if pen == "2-or-3" else int(pen)
+            if rules.opponent_totals_at == "close":
+                close_total = info[0] + (info[1] if info[2] else 0)
+                close_tricks = info[2]
+        return _Search(self, state, fail_pen, close_total, close_tricks)
+
+
+class _Search:
+    """One solve: constants bound once, recursion over plain ints."""
+
+    def __init__(self, solver: Solver, state: State, fail_pen, close_total, close_tricks):
+        self.solver = solver
+        v = state.v
+        rules = solver.rules
+        leader = v[LEADER]
+        f = 1 - leader
+        self.leader = leader
+        closer = v[CLOSED_BY]
+        self.args = (
+            v[HAND + leader],
+            v[HAND + f],
+            v[CARD_PTS + leader],
+            v[CARD_PTS + f],
+            v[MARRIAGE_PTS + leader],
+            v[MARRIAGE_PTS + f],
+            v[TRICKS + leader],
+            v[TRICKS + f],
+            -1 if closer < 0 else (0 if closer == leader else 1),
+        )
+        self.lead = v[LEAD]
+        # The leader may still declare: santase rules, or the closer's own lead.
+        self.root_marry = bool(v[TRICKS + leader]) and (
+            rules.marriage_after_close or bool(v[JUST_CLOSED])
+        )
+        self._build(
+            trump=SUIT_MASK[v[TRUMP_SUIT]],
+            trump_suit=v[TRUMP_SUIT],
+            must_beat=rules.must_beat_in_suit,
+            marry_any=rules.marriage_after_close,
+            going_out=rules.going_out,
+            bonus=rules.last_trick_bonus,
+            fail_pen=fail_pen,
+            close_total=close_total,
+            close_tricks=close_tricks,
+        )
+
+    def _build(
+        self, trump, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
+        close_tricks,
+    ):
+        SM = SUIT_MASK
+        HIS = HIGHER_IN_SUIT
+        PTS = CARD_POINTS
+        PB = _PARTNER_BIT
+        tt: dict = {}
+        solver = self.solver
+
+        def went_out(w, cl, cf, ml, mf, tl, tf, clo):
+            """Value for the leader when side ``w`` (0 leader, 1 follower) goes out."""
+            if clo >= 0 and clo != w:
+                return fail_pen if w == 0 else -fail_pen
+            if w == 0:
+                if clo == 0 and close_tricks >= 0:
+                    tot, tr = close_total, close_tricks
+                else:
+                    tot, tr = cf + (mf if tf else 0), tf
+                g = 3 if tr == 0 else (1 if tot >= 33 else 2)
+                return g
+            if clo == 1 and close_tricks >= 0:
+                tot, tr = close_total, close_tricks
+            else:
+                tot, tr = cl + (ml if tl else 0), tl
+            g = 3 if tr == 0 else (1 if tot >= 33 else 2)
+            return -g
+
+        def ran_out(last, cl, cf, ml, mf, tl, tf, clo):
+            """Value for the leader when the last trick (won by ``last``) is played."""
+            if clo >= 0:
+                return -fail_pen if clo == 0 else fail_pen
+            tl_ = cl + (ml if tl else 0)
+            tf_ = cf + (mf if tf else 0)
+            if last == 0:
+                tl_ += bonus
+            else:
+                tf_ += bonus
+            if tl_ > tf_:
+                return 3 if tf == 0 else (1 if tf_ >= 33 else 2)
+            if tf_ > tl_:
+                return -(3 if tl == 0 else (1 if tl_ >= 33 else 2))
+            return 0
+
+        def follow(hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta):
+            """Follower to answer ``lead``; value for the leader (follower minimises)."""
+            solver.nodes += 1
+            ls = lead // 6
+            moves = hf & SM[ls]
+            if moves:
+                higher = moves & HIS[lead]
+                if must_beat and higher:
+                    moves = higher
+                win = moves & HIS[lead]
+            else:
+                moves = hf & trump
+                if moves:
+                    win = moves
+                else:
+                    moves = hf
+                    win = 0
+            lose = moves & ~win
+            lp = PTS[lead]
+            best = _INF
+            last = not (hl or (hf & (hf - 1)))  # this is the last trick
+            # Cheapest winning cards first, then the cheapest discards.
+            for group, fwins in ((win, True), (lose, False)):
+                m = group
+                while m:
+                    low = m & -m
+                    m ^= low
+                    c = low.bit_length() - 1
+                    hf2 = hf ^ low
+                    pts = lp + PTS[c]
+                    if fwins:
+                        cf2 = cf + pts
+                        if cf2 + mf >= going_out:
+                            val = went_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                        elif last:
+                            val = ran_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                        else:
+                            # The follower leads next: swap sides, negate.
+                            val = -lead_node(
+                                hf2, hl, cf2, cl, mf, ml, tf + 1, tl,
+                                (1 - clo) if clo >= 0 else -1, -beta, -alpha,
+                            )
+                    else:
+                        cl2 = cl + pts
+                        if cl2 + ml >= going_out:
+                            val = went_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                        elif last:
+                            val = ran_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                        else:
+                            val = lead_node(
+                                hl, hf2, cl2, cf, ml, mf, tl + 1, tf, clo, alpha, beta
+                            )
+                    if val < best:
+                        best = val
+                        if val < beta:
+                            beta = val
+                            if beta <= alpha:
+                                return best
+            return best
+
+        def lead_node(hl, hf, cl, cf, ml, mf, tl, tf, clo, alpha, beta, marry=False):
+            """Leader to play; value for the leader."""
+            key = None
+            if not marry:
+                key = (hl, hf, cl, cf, ml, mf, tl > 0, tf > 0, clo)
+                e = tt.get(key)
+                if e is not None:
+                    lo, hi = e
+                    if lo >= beta:
+                        return lo
+                    if hi <= alpha:
+                        return hi
+                    if lo == hi:
+                        return lo
+                    if lo > alpha:
+                        alpha = lo
+                    if hi < beta:
+                        beta = hi
+            a0 = alpha
+            solver.nodes += 1
+            can_marry = (marry or marry_any) and tl
+            best = -_INF
+            m = hl
+            while m:
+                c = m.bit_length() - 1
+                bit = 1 << c
+                m ^= bit
+                hl2 = hl ^ bit
+                ml2 = ml
+                if can_marry and PB[c] and hl & PB[c]:
+                    # Declaring never hurts the declarer: search it only.
+                    ml2 = ml + (40 if c // 6 == trump_suit else 20)
+                    if cl + ml2 >= going_out:
+                        val = went_out(0, cl, cf, ml2, mf, tl, tf, clo)
+                        if val > best:
+                            best = val
+                            if val > alpha:
+                                alpha = val
+                                if alpha >= beta:
+                                    break
+                        continue
+                val = follow(hl2, hf, c, cl, cf, ml2, mf, tl, tf, clo, alpha, beta)
+                if val > best:
+                    best = val
+                    if val > alpha:
+                        alpha = val
+                        if alpha >= beta:
+                            break
+            if key is not None:
+                if best <= a0:
+                    tt[key] = (-_INF, best)
+                elif best >= beta:
+                    tt[key] = (best, _INF)
+                else:
+                    tt[key] = (best, best)
+            return best
+
+        self.follow = follow
+        self.lead_node = lead_node
+        self.went_out = went_out
+        self.ran_out = ran_out
+        self.trump_suit = trump_suit
+
+    # -- roots ----------------------------------------------------------------
+
+    def lead_root(self, alpha, beta):
+        return self.lead_node(*self.args, alpha, beta, marry=self.root_marry)
+
+    def follow_root(self, alpha, beta):
+        hl, hf, cl, cf, ml, mf, tl, tf, clo = self.args
+        return self.follow(hl, hf, self.lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta)
+
+    def lead_root_moves(self):
+        """(action, exact value for the leader) for every legal lead."""
+        hl, hf, cl, cf, ml, mf, tl, tf, clo = self.args
+        out = []
+        m = hl
+        while m:
+            low = m & -m
+            m ^= low
+            c = low.bit_length() - 1
+            options = [(c, ml)]
+            if self.root_marry and _PARTNER_BIT[c] and hl & _PARTNER_BIT[c]:
+                pts = 40 if c // 6 == self.trump_suit else 20
+                options.append((_MARRY_ACTION[c], ml + pts))
+            for a, ml2 in options:
+                if cl + ml2 >= self.solver.rules.going_out:
+                    val = self.went_out(0, cl, cf, ml2, mf, tl, tf, clo)
+                else:
+                    val = self.follow(hl ^ low, hf, c, cl, cf, ml2, mf, tl, tf, clo, -_INF, _INF)
+                out.append((a, val))
+        return out
+
+    def follow_root_moves(self):
+        """(action, exact value for the leader) for every legal answer."""
+        hl, hf, cl, cf, ml, mf, tl, tf, clo = self.args
+        lead = self.lead
+        out = []
+        # One reply at a time: a follow node restricted to a single card.
+        ls = lead // 6
+        moves = hf & SUIT_MASK[ls]
+        if moves:
+            higher = moves & HIGHER_IN_SUIT[lead]
+            if self.solver.rules.must_beat_in_suit and higher:
+                moves = higher
+        else:
+            moves = hf & SUIT_MASK[self.trump_suit] or hf
+        m = moves
+        while m:
+            low = m & -m
+            m ^= low
+            c = low.bit_length() - 1
+            out.append((c, self._after_follow(hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo)))
+        return out
+
+    def _after_follow(self, hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo):
+        rules = self.solver.rules
+        ls, fs = lead // 6, c // 6
+        if fs == ls:
+            fwins = c > lead
+        else:
+            fwins = fs == self.trump_suit
+        hf2 = hf ^ (1 << c)
+        pts = CARD_POINTS[lead] + CARD_POINTS[c]
+        last = not (hl or hf2)
+        if fwins:
+            cf2 = cf + pts
+            if cf2 + mf >= rules.going_out:
+                return self.went_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+            if last:
+                return self.ran_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+            return -self.lead_node(
+                hf2, hl, cf2, cl, mf, ml, tf + 1, tl, (1 - clo) if clo >= 0 else -1, -_INF, _INF
+            )
+        cl2 = cl + pts
+        if cl2 + ml >= rules.going_out:
+            return self.went_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+        if last:
+            return self.ran_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+        return self.lead_node(hl, hf2, cl2, cf, ml, mf, tl + 1, tf, clo, -_INF, _INF)
+
+
+def brute_force_value(state: State) -> int:
+    """Plain minimax over :meth:`State.apply` (the reference for tests; slow)."""
+    if state.result is not None:
+        return state.returns()[0]
+    vals = [brute_force_value(state.apply(a)) for a in state.legal_actions()]
+    return max(vals) if state.current_player() == 0 else min(vals)
+
+
+def solve(state: State) -> int:
+    """Seat 0's exact value of a strict-phase position (see :class:`Solver`)."""
+    return Solver(state.rules).value(state)
+
+
+def action_values(state: State) -> dict[int, int]:
+    """Exact value of each legal action for the seat to move."""
+    return Solver(state.rules).action_values(state)

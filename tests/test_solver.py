@@ -1,0 +1,125 @@
+"""The exact endgame solver agrees with brute-force minimax over the engine."""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+import pytest
+
+from sixtysix_env import PRESETS, make_rules, new_hand
+from sixtysix_env.actions import CLOSE, FIRST_MARRIAGE
+from sixtysix_env.agents.solver import Solver, action_values, brute_force_value, solve
+from sixtysix_env.cards import KING, QUEEN, card
+from sixtysix_env.engine import LEAD
+
+PRESET_NAMES = sorted(PRESETS)
+#: Rule sets beyond the presets whose scoring paths the solver must follow too.
+VARIANTS = {
+    "close-totals-2or3": make_rules(
+        "pagat66", opponent_totals_at="close", failed_close_penalty="2-or-3"
+    ),
+    "carry-over-short": make_rules("altmisalti", tie_rule="carry-over", going_out=50),
+    "no-bonus-3": make_rules("santase", last_trick_bonus=0, failed_close_penalty="3"),
+}
+ALL_RULES = {**{n: make_rules(n) for n in PRESET_NAMES}, **VARIANTS}
+
+
+def strict_positions(rules, count, seed, max_cards, close_prob=0.3, mid_trick=0.5):
+    """Seeded random strict-phase positions with at most ``max_cards`` in the mover's hand."""
+    rng = random.Random(seed)
+    out = []
+    attempts = 0
+    while len(out) < count and attempts < count * 20:
+        attempts += 1
+        s = new_hand(rng, dealer=rng.randrange(2), rules=rules)
+        while not s.is_terminal():
+            if s.is_strict() and s.v[LEAD] < 0 and s.hand(s.current_player()).bit_count() <= max_cards:
+                break
+            legal = s.legal_actions()
+            if CLOSE in legal and rng.random() < close_prob:
+                s = s.apply(CLOSE)
+                continue
+            s = s.apply(rng.choice(legal))
+        if s.is_terminal():
+            continue
+        if rng.random() < mid_trick:
+            s = s.apply(rng.choice(s.legal_actions()))
+            if s.is_terminal():
+                continue
+        out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(ALL_RULES))
+def test_solver_value_equals_brute_force(name):
+    rules = ALL_RULES[name]
+    positions = strict_positions(rules, 120, seed=zlib.crc32(name.encode()) % 1000, max_cards=4)
+    assert len(positions) >= 100
+    closed = sum(s.closed_by is not None for s in positions)
+    assert 0 < closed < len(positions)  # both closed and exhausted stocks are covered
+    for s in positions:
+        assert solve(s) == brute_force_value(s), s
+
+
+@pytest.mark.parametrize("name", sorted(ALL_RULES))
+def test_solver_action_values_equal_brute_force(name):
+    rules = ALL_RULES[name]
+    for s in strict_positions(rules, 40, seed=7 + len(name), max_cards=3):
+        vals = action_values(s)
+        assert sorted(vals) == s.legal_actions()
+        mover = s.current_player()
+        for a, val in vals.items():
+            ref = brute_force_value(s.apply(a))
+            assert val == (ref if mover == 0 else -ref), (s, a)
+
+
+def _just_closed_with_marriage(rules, seed):
+    """A position right after a close by a leader who holds a marriage and has won a trick."""
+    rng = random.Random(seed)
+    for _ in range(5000):
+        s = new_hand(rng, dealer=rng.randrange(2), rules=rules)
+        while not s.is_terminal() and not s.is_strict():
+            p = s.current_player()
+            legal = s.legal_actions()
+            hand = s.hand(p)
+            has_marriage = any(
+                hand >> card(su, QUEEN) & 1 and hand >> card(su, KING) & 1 for su in range(4)
+            )
+            if CLOSE in legal and s.tricks_won[p] and has_marriage:
+                return s.apply(CLOSE)
+            s = s.apply(rng.choice([a for a in legal if a != CLOSE]))
+    raise AssertionError("no such position found")
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_solver_handles_declaring_right_after_closing(preset):
+    # Six cards each: the biggest positions the solver sees; brute force is slow, so few.
+    for seed in range(2):
+        s = _just_closed_with_marriage(make_rules(preset), seed)
+        legal = s.legal_actions()
+        assert any(a >= FIRST_MARRIAGE for a in legal)
+        vals = action_values(s)
+        for a in legal:
+            ref = brute_force_value(s.apply(a))
+            assert vals[a] == (ref if s.current_player() == 0 else -ref)
+
+
+def test_solver_refuses_open_positions_and_scores_terminal_ones():
+    s = new_hand(3)
+    with pytest.raises(ValueError, match="closed or exhausted"):
+        solve(s)
+    rng = random.Random(0)
+    while not s.is_terminal():
+        s = s.apply(rng.choice(s.legal_actions()))
+    assert solve(s) == s.returns()[0]
+    assert action_values(s) == {}
+
+
+def test_best_actions_reach_the_value():
+    sv = Solver(make_rules("altmisalti"))
+    for s in strict_positions("altmisalti", 30, seed=11, max_cards=5):
+        best, moves = sv.best_actions(s)
+        value0 = sv.value(s)
+        assert best == (value0 if s.current_player() == 0 else -value0)
+        assert moves and all(m in s.legal_actions() for m in moves)

@@ -1,6 +1,25 @@
-"""Agents: objects that choose a legal action from what their seat may know."""
+"""Agents: objects that choose a legal action from what their seat may know.
+
+Every agent has a ``name`` and ``act(view, rng) -> action id``; it sees only
+a :class:`~sixtysix_env.view.PlayerView`, never the full state.
+Built-ins: ``random``, ``heuristic`` and ``expert`` (see :func:`make_agent`).
+"""
 
 from .base import Agent, RandomAgent
-from .registry import agent_names, make_agent, register_agent
+from .expert import ExpertAgent
+from .heuristic import HeuristicAgent
+from .registry import AgentSpecError, agent_names, make_agent, parse_agent_spec, register_agent
+from .solver import Solver
 
-__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register_agent"]
+__all__ = [
+    "Agent",
+    "AgentSpecError",
+    "ExpertAgent",
+    "HeuristicAgent",
+    "RandomAgent",
+    "Solver",
+    "agent_names",
+    "make_agent",
+    "parse_agent_spec",
+    "register_agent",
+]

@@ -1,17 +1,42 @@
-"""Agents by name: ``make_agent("random")``; policy files join later."""
+"""Agents by name: ``make_agent("heuristic")``, ``make_agent("expert", samples=16)``.
+
+A name may carry keyword options after a colon, as used on the command
+line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
+float, bool or None where they look like one). A path ending in ``.npz`` is
+an exported policy file, loaded by :mod:`sixtysix_env.policy` (its
+``load_policy(path, **kwargs)``) when that module is installed.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import SixtySixError
 from .base import Agent, RandomAgent
+from .expert import ExpertAgent
+from .heuristic import HeuristicAgent
 
-_FACTORIES: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+_FACTORIES: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "heuristic": HeuristicAgent,
+    "expert": ExpertAgent,
+}
+
+#: Module that loads exported policy files (built by the training issue).
+POLICY_MODULE = "sixtysix_env.policy"
+
+
+class AgentSpecError(SixtySixError, ValueError):
+    """An unknown agent name, a malformed option, or an unusable policy file."""
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``make_agent(name)`` build agents with ``factory(**kwargs)``."""
+    if not name or ":" in name or name.endswith(".npz"):
+        raise ValueError(f"an agent name must be non-empty, without ':' and not end in .npz: {name!r}")
     _FACTORIES[name] = factory
 
 
@@ -19,16 +44,79 @@ def agent_names() -> list[str]:
     return sorted(_FACTORIES)
 
 
+def _parse_value(text: str) -> Any:
+    t = text.strip()
+    low = t.lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for conv in (int, float):
+        try:
+            return conv(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"expert:samples=16,time_budget=0.1"`` -> ``("expert", {...})``."""
+    if spec.endswith(".npz") or ":" not in spec or os.path.exists(spec):
+        return spec, {}
+    name, _, opts = spec.partition(":")
+    kwargs: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in opts.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise AgentSpecError(
+                f"malformed agent option {part!r} in {spec!r}; write NAME:key=value,key=value"
+            )
+        kwargs[key.strip()] = _parse_value(value)
+    return name, kwargs
+
+
+def load_policy_file(path: str, **kwargs: Any) -> Agent:
+    """An agent from an exported policy file (needs :mod:`sixtysix_env.policy`)."""
+    if not os.path.isfile(path):
+        raise AgentSpecError(f"policy file {path!r} does not exist (or is not a file)")
+    try:
+        module = importlib.import_module(POLICY_MODULE)
+    except ModuleNotFoundError as e:
+        if e.name not in (POLICY_MODULE, "sixtysix_env"):
+            raise
+        raise AgentSpecError(
+            f"cannot load policy file {path!r}: the policy loader {POLICY_MODULE} is not "
+            "available in this installation"
+        ) from None
+    loader = getattr(module, "load_policy", None) or getattr(module, "load_agent", None)
+    if loader is None:
+        raise AgentSpecError(f"{POLICY_MODULE} defines no load_policy(path, **kwargs)")
+    return loader(path, **kwargs)
+
+
 def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
-    """An agent from a built-in name, or an agent object passed through."""
+    """An agent from a built-in name (with options), a policy file, or an agent passed through."""
     if not isinstance(spec, str):
         if hasattr(spec, "act"):
+            if kwargs:
+                raise TypeError("options can only be given with an agent name, not an agent object")
             return spec
         raise TypeError(f"an agent must be a name or have an act(view, rng) method, got {spec!r}")
+    name, opts = parse_agent_spec(spec)
+    opts.update(kwargs)
+    if name.endswith(".npz"):
+        return load_policy_file(name, **opts)
     try:
-        factory = _FACTORIES[spec]
+        factory = _FACTORIES[name]
     except KeyError:
-        raise ValueError(
-            f"unknown agent {spec!r}; built-in agents: {', '.join(agent_names())}"
+        hint = " (a policy file must end in .npz)" if os.path.exists(name) else ""
+        raise AgentSpecError(
+            f"unknown agent {name!r}{hint}; built-in agents: {', '.join(agent_names())}, "
+            "or a policy file ending in .npz"
         ) from None
-    return factory(**kwargs)
+    try:
+        return factory(**opts)
+    except TypeError as e:
+        raise AgentSpecError(f"bad options for agent {name!r}: {e}") from None

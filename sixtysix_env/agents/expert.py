@@ -1,0 +1,310 @@
+"""A search bot: exact endgame solving and determinized sampling.
+
+* Stock exhausted: both hands are known, so the position is solved exactly
+  (:class:`~sixtysix_env.agents.solver.Solver`) and a best action is played.
+* Otherwise the bot samples deals consistent with its view
+  (:func:`~sixtysix_env.view.determinize`) and scores every candidate action
+  on each sample:
+
+  - with the stock closed (or when the action is the close itself) the
+    sampled position is solved exactly;
+  - in the open phase the action is followed by a fast rollout (both seats
+    play the heuristic's open-phase rules) until the stock is closed or
+    exhausted, and the rest is solved exactly.
+
+  The action with the best mean game points wins; the heuristic's choice is
+  kept when it is within ``margin`` of the best (sampling noise should not
+  overturn sound play). The trump 9 is always exchanged.
+
+``samples`` bounds the number of sampled deals per decision and
+``time_budget`` (seconds, optional) stops sampling early; with a time budget
+the choice depends on the machine's speed, so leave it ``None`` for
+bit-for-bit reproducible games.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..cards import ACE, CARD_POINTS, HIGHER_IN_SUIT, KING, NUM_RANKS, QUEEN, SUIT_MASK, TEN
+from ..engine import (
+    CARD_PTS,
+    CLOSED_BY,
+    PLAYED,
+    HAND,
+    LEAD,
+    MARRIAGE_PTS,
+    STOCK_POS,
+    TO_MOVE,
+    TRICKS,
+    TRUMP_SUIT,
+    State,
+)
+from ..view import PlayerView, determinize
+from .heuristic import HeuristicAgent
+from .solver import Solver
+
+__all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
+
+_QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
+_CARDS = (1 << 24) - 1
+
+
+def _halves(hand: int) -> int:
+    m = 0
+    for qk in _QK:
+        if hand & qk == qk:
+            m |= qk
+    return m
+
+
+def _keep(c: int, halves: int, ts: int) -> int:
+    v = CARD_POINTS[c]
+    if c // NUM_RANKS == ts:
+        v += 12
+    if halves >> c & 1:
+        v += 25
+    return v
+
+
+def _cheapest(mask: int, halves: int, ts: int) -> int:
+    best, best_k = -1, 1000
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        c = low.bit_length() - 1
+        k = _keep(c, halves, ts)
+        if k < best_k:
+            best, best_k = c, k
+    return best
+
+
+def rollout_action(s: State) -> int:
+    """The heuristic's open-phase rules on a full state (fast; for rollouts)."""
+    legal = s.legal_mask()
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
+    v = s.v
+    p = v[TO_MOVE]
+    hand = v[HAND + p]
+    ts = v[TRUMP_SUIT]
+    halves = _halves(hand)
+    lead = v[LEAD]
+    if lead < 0:
+        m = legal >> FIRST_MARRIAGE & 0xFF
+        if m:
+            best = -1
+            for i in range(8):
+                if m >> i & 1:
+                    c = MARRIAGE_CARD[i]
+                    if best < 0 or (c // 6 == ts and MARRIAGE_CARD[best] // 6 != ts):
+                        best = i
+            # The queen of the chosen suit (even index) if legal.
+            i = best & ~1
+            return FIRST_MARRIAGE + (i if m >> i & 1 else best)
+        return _cheapest(legal & _CARDS, halves, ts)
+    cards = legal & _CARDS
+    ls = lead // 6
+    lp = CARD_POINTS[lead]
+    trump = SUIT_MASK[ts]
+    in_suit = cards & HIGHER_IN_SUIT[lead]
+    trumps = cards & trump if ls != ts else 0
+    winners = in_suit | trumps
+    if winners:
+        my = v[CARD_PTS + p] + v[MARRIAGE_PTS + p]
+        go = s.rules.going_out
+        m = winners
+        while m:
+            low = m & -m
+            m ^= low
+            c = low.bit_length() - 1
+            if my + lp + CARD_POINTS[c] >= go:
+                return c
+        o = 1 - p
+        if v[CARD_PTS + o] + v[MARRIAGE_PTS + o] + lp >= go:
+            return _cheapest(winners, halves, ts)
+    if in_suit:
+        c = _cheapest(in_suit, halves, ts)
+        if c % 6 != ACE or lp >= 10 or (not v[TRICKS + p] and halves):
+            return c
+    if trumps:
+        low = trumps & ~halves
+        low &= ~((1 << (ts * 6 + ACE)) | (1 << (ts * 6 + TEN)))
+        if lp >= 10:
+            ok = low or trumps & (1 << (ts * 6 + TEN))
+            if ok:
+                return _cheapest(ok, halves, ts)
+        elif low and not v[TRICKS + p] and halves:
+            return _cheapest(low, halves, ts)
+    losers = cards & ~winners
+    return _cheapest(losers or cards, halves, ts)
+
+
+def _rollout_close(s: State) -> bool:
+    """Close when the leader's points plus sure tricks surely reach 66 (heuristic's count)."""
+    v = s.v
+    p = v[TO_MOVE]
+    hand = v[HAND + p]
+    ts = v[TRUMP_SUIT]
+    total = v[CARD_PTS + p] + (v[MARRIAGE_PTS + p] if v[TRICKS + p] else 0)
+    go = s.rules.going_out
+    if total < go - 45:
+        return False
+    if v[TRICKS + p]:
+        best = 0
+        for su in range(4):
+            if hand & _QK[su] == _QK[su]:
+                best = max(best, 40 if su == ts else 20)
+        total += best
+    gone = v[PLAYED] | v[PLAYED + 1]
+    opp = _CARDS & ~hand & ~gone
+    n_sure = 0
+    for r in (ACE, TEN, KING, QUEEN, 1, 0):
+        c = ts * 6 + r
+        if gone >> c & 1:
+            continue
+        if hand >> c & 1:
+            total += CARD_POINTS[c]
+            n_sure += 1
+        else:
+            break
+    if n_sure >= (opp & SUIT_MASK[ts]).bit_count():
+        for su in range(4):
+            if su == ts:
+                continue
+            for r in (ACE, TEN, KING, QUEEN, 1, 0):
+                c = su * 6 + r
+                if gone >> c & 1:
+                    continue
+                if hand >> c & 1:
+                    total += CARD_POINTS[c]
+                else:
+                    break
+    return total >= go
+
+
+def rollout_value(s: State, solver: Solver, close: bool = True) -> int:
+    """Seat 0's game points: rollout rules while the stock is open, then exact."""
+    while s.result is None:
+        v = s.v
+        if v[CLOSED_BY] >= 0 or len(s.stock) == v[STOCK_POS]:
+            return solver.value(s)
+        if close and v[LEAD] < 0 and s.legal_mask() >> CLOSE & 1 and _rollout_close(s):
+            s = s.apply(CLOSE)
+            continue
+        s = s.apply(rollout_action(s))
+    return s.result.returns()[0]
+
+
+def _best_reply_value(s: State, solver: Solver) -> int:
+    """Seat 0's value when the follower picks its best answer and the rest is solved.
+
+    Used when the answer completes the last open trick (the stock is then
+    exhausted and the position solvable).
+    """
+    follower = s.v[TO_MOVE]
+    best = None
+    for r in s.legal_actions():
+        s3 = s.apply(r)
+        val = s3.result.returns()[0] if s3.result is not None else solver.value(s3)
+        if best is None or (val < best if follower == 1 else val > best):
+            best = val
+            if (follower == 1 and best <= -3) or (follower == 0 and best >= 3):
+                break
+    return best
+
+
+class ExpertAgent:
+    """Determinized search with an exact endgame solver (see the module docstring)."""
+
+    def __init__(
+        self,
+        samples: int = 24,
+        time_budget: float | None = None,
+        margin: float = 0.0,
+        min_samples: int = 4,
+        exact_last_trick: bool = True,
+        rollout_close: bool = True,
+        close_margin: float = 0.0,
+    ) -> None:
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples!r}")
+        if time_budget is not None and time_budget <= 0:
+            raise ValueError(f"time_budget must be positive seconds or None, got {time_budget!r}")
+        self.samples = samples
+        self.time_budget = time_budget
+        self.margin = margin
+        self.min_samples = min(min_samples, samples)
+        self.exact_last_trick = exact_last_trick
+        self.rollout_close = rollout_close
+        self.close_margin = close_margin
+        self.name = "expert"
+        self._heuristic = HeuristicAgent()
+        self._solvers: dict = {}
+
+    def _solver(self, rules) -> Solver:
+        sv = self._solvers.get(rules)
+        if sv is None:
+            sv = self._solvers[rules] = Solver(rules)
+        return sv
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        legal = view.legal_mask
+        if legal & (legal - 1) == 0:
+            return legal.bit_length() - 1
+        if legal >> EXCHANGE & 1:
+            return EXCHANGE
+        solver = self._solver(view.rules)
+        me = view.seat
+        sign = 1 if me == 0 else -1
+        if view.closed_by is None and view.stock_left == 0:
+            # Perfect information: one deal fits the view.
+            state = determinize(view, rng)
+            vals = solver.action_values(state)
+            return self._choose(view, rng, {a: float(x) for a, x in vals.items()})
+        start = time.perf_counter()
+        actions = [a for a in range(34) if legal >> a & 1]
+        totals = dict.fromkeys(actions, 0.0)
+        closed = view.closed_by is not None
+        n = 0
+        while n < self.samples:
+            state = determinize(view, rng)
+            if closed:
+                for a, x in solver.action_values(state).items():
+                    totals[a] += x
+            else:
+                for a in actions:
+                    totals[a] += sign * self._value_after(state.apply(a), a, solver)
+            n += 1
+            if (
+                self.time_budget is not None
+                and n >= self.min_samples
+                and time.perf_counter() - start > self.time_budget
+            ):
+                break
+        vals = {a: t / n for a, t in totals.items()}
+        if CLOSE in vals:
+            vals[CLOSE] -= self.close_margin
+        return self._choose(view, rng, vals)
+
+    def _value_after(self, s2: State, action: int, solver: Solver) -> int:
+        """Seat 0's estimated value of a sampled position just after ``action``."""
+        if s2.result is not None:
+            return s2.result.returns()[0]
+        v = s2.v
+        if v[CLOSED_BY] >= 0 or len(s2.stock) == v[STOCK_POS]:
+            return solver.value(s2)
+        if self.exact_last_trick and v[LEAD] >= 0 and len(s2.stock) - v[STOCK_POS] == 1:
+            return _best_reply_value(s2, solver)
+        return rollout_value(s2, solver, self.rollout_close)
+
+    def _choose(self, view: PlayerView, rng: random.Random, vals: dict[int, float]) -> int:
+        best = max(vals.values())
+        h = self._heuristic.act(view, rng)
+        if vals.get(h, -1e9) >= best - self.margin - 1e-9:
+            return h
+        return max(vals, key=lambda a: (vals[a], -a))

@@ -1,0 +1,297 @@
+"""A hand-written player, the way a club player would describe their game.
+
+While the stock lasts (the open phase):
+
+* exchange the trump 9 as soon as it is allowed;
+* declare a marriage whenever allowed (the trump marriage first), leading the
+  queen; with a marriage in hand and no trick yet, try to win a trick;
+* lead low: throw 9s and jacks, keep aces, tens, trumps and marriage halves;
+* as follower, take a trick with the cheapest card that wins it when it is
+  worth taking, trump a led ace or ten with a low trump, and otherwise throw
+  the least useful card; stop the opponent going out when possible;
+* close the stock when a count of sure tricks makes 66 certain (or, with a
+  comfortable margin of likely points, probable).
+
+Once the stock is closed or exhausted (the strict phase), play by counting:
+cash sure winners (trumps first, to draw the opponent's trumps), otherwise
+lead low; as follower win with the cheapest winning card, else throw the
+cheapest card.
+
+Everything is computed from the :class:`~sixtysix_env.view.PlayerView`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..cards import (
+    ACE,
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    JACK,
+    KING,
+    NINE,
+    NUM_RANKS,
+    QUEEN,
+    SUIT_MASK,
+    TEN,
+)
+from ..view import PlayerView
+
+__all__ = ["HeuristicAgent", "sure_winners", "close_estimate"]
+
+_QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _marriage_halves(hand: int) -> int:
+    """Queens and kings in ``hand`` whose partner is in ``hand`` too."""
+    m = 0
+    for s in range(4):
+        if hand & _QK[s] == _QK[s]:
+            m |= _QK[s]
+    return m
+
+
+def keep_value(c: int, hand: int, trump_suit: int, unseen: int, open_phase: bool) -> float:
+    """How much a card is worth keeping; the least valuable is led or thrown."""
+    v = float(CARD_POINTS[c])
+    s, r = divmod(c, NUM_RANKS)
+    if s == trump_suit:
+        v += 12.0
+    if _marriage_halves(hand) >> c & 1:
+        v += 25.0
+    elif open_phase and r in (QUEEN, KING):
+        partner = s * 6 + (KING if r == QUEEN else QUEEN)
+        if unseen >> partner & 1:
+            v += 3.0  # the partner may still be drawn
+    if r == TEN and not (hand >> (s * 6 + ACE) & 1) and unseen >> (s * 6 + ACE) & 1:
+        v += 1.0  # exposed to the ace
+    return v
+
+
+def _possible_opponent(view: PlayerView) -> int:
+    """Cards the opponent may hold (exactly its hand once the stock is exhausted)."""
+    return view.opponent_known | (view.unseen() & ~view.opponent_excluded)
+
+
+def sure_winners(hand: int, opp: int, opp_known: int, trump_suit: int) -> int:
+    """Cards of ``hand`` that win when led in the strict phase against any holding within ``opp``."""
+    trump = SUIT_MASK[trump_suit]
+    out = 0
+    for c in _bits(hand):
+        s = c // NUM_RANKS
+        if opp & HIGHER_IN_SUIT[c]:
+            continue
+        if s != trump_suit and opp & trump and not (opp_known & SUIT_MASK[s]):
+            continue  # the opponent might be void in the suit and trump it
+        out |= 1 << c
+    return out
+
+
+def close_estimate(view: PlayerView, per_trick: int = 0) -> int:
+    """Points the leader is sure to have after cashing its sure tricks in a closed stock.
+
+    Counts the current points, a marriage it may declare on the lead after
+    closing (if it has a trick), the top trumps it holds in sequence and, once
+    those have drawn every trump the opponent could hold, the top cards of the
+    side suits. ``per_trick`` is added for the opponent's card in each sure
+    trick (0 for a certain count).
+    """
+    hand = view.hand
+    ts = view.trump_suit
+    trump = SUIT_MASK[ts]
+    opp = view.opponent_known | view.unseen()  # after a close, any unseen card may be theirs
+    opp &= ~view.opponent_excluded
+    total = view.points(view.seat)
+    if view.tricks_won[view.seat]:
+        best_m = 0
+        for s in range(4):
+            if hand & _QK[s] == _QK[s]:
+                best_m = max(best_m, 40 if s == ts else 20)
+        total += best_m
+    # Top trumps in sequence.
+    gone = view.played[0] | view.played[1]
+    sure_tr = 0
+    n_sure = 0
+    for r in (ACE, TEN, KING, QUEEN, JACK, NINE):
+        c = ts * 6 + r
+        if gone >> c & 1:
+            continue
+        if hand >> c & 1:
+            sure_tr |= 1 << c
+            n_sure += 1
+        else:
+            break
+    for c in _bits(sure_tr):
+        total += CARD_POINTS[c] + per_trick
+    opp_trumps = (opp & trump).bit_count()
+    if n_sure >= min(opp_trumps, view.opponent_hand_size):
+        # The opponent's trumps are drawn: side-suit tops in sequence are sure.
+        for s in range(4):
+            if s == ts:
+                continue
+            for r in (ACE, TEN, KING, QUEEN, JACK, NINE):
+                c = s * 6 + r
+                if gone >> c & 1:
+                    continue
+                if hand >> c & 1:
+                    total += CARD_POINTS[c] + per_trick
+                else:
+                    break
+    return total
+
+
+class HeuristicAgent:
+    """Hand-written club-player strategy (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, close_margin: int = 4) -> None:
+        #: Extra likely points per sure trick when judging a close as probable.
+        self.close_margin = close_margin
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        legal = view.legal_mask
+        if legal & (legal - 1) == 0:
+            return legal.bit_length() - 1
+        if legal >> EXCHANGE & 1:
+            return EXCHANGE
+        strict = view.closed_by is not None or view.stock_left == 0
+        if view.lead_card is None:
+            return self._lead(view, legal, strict)
+        return self._follow(view, legal, strict)
+
+    # -- leading ---------------------------------------------------------------
+
+    def _lead(self, view: PlayerView, legal: int, strict: bool) -> int:
+        me = view.seat
+        hand = view.hand
+        ts = view.trump_suit
+        unseen = view.unseen()
+        going_out = view.rules.going_out
+        # Marriages: the trump one first; go out with it if it reaches 66.
+        marriages = [a for a in range(FIRST_MARRIAGE, FIRST_MARRIAGE + 8) if legal >> a & 1]
+        if marriages:
+            def worth(a: int) -> int:
+                return 40 if MARRIAGE_CARD[a - FIRST_MARRIAGE] // 6 == ts else 20
+
+            best = max(worth(a) for a in marriages)
+            options = [a for a in marriages if worth(a) == best]
+            if strict:
+                opp = _possible_opponent(view)
+                sure = sure_winners(hand, opp, view.opponent_known, ts)
+                for a in options:
+                    if sure >> MARRIAGE_CARD[a - FIRST_MARRIAGE] & 1:
+                        return a
+            # Lead the queen (the king is worth more and beats it).
+            options.sort(key=lambda a: MARRIAGE_CARD[a - FIRST_MARRIAGE] % 6)
+            return options[0]
+        if legal >> CLOSE & 1 and self._should_close(view):
+            return CLOSE
+        if strict:
+            return self._lead_strict(view, legal)
+        cards = _bits(legal & 0xFFFFFF)
+        # Need a trick to declare a marriage later: lead a side ace if we have one.
+        if not view.tricks_won[me] and _marriage_halves(hand):
+            aces = [
+                c for c in cards
+                if c % 6 == ACE and c // 6 != ts and not _marriage_halves(hand) >> c & 1
+            ]
+            if aces and view.card_points[1 - me] + 21 < going_out:
+                return aces[0]
+        return min(cards, key=lambda c: (keep_value(c, hand, ts, unseen, True), c))
+
+    def _should_close(self, view: PlayerView) -> bool:
+        go = view.rules.going_out
+        if close_estimate(view, 0) >= go:
+            return True
+        # Probable: a margin of likely points and the opponent far from 66.
+        return (
+            close_estimate(view, self.close_margin) >= go + 6
+            and view.points(1 - view.seat) < 40
+            and view.tricks_won[view.seat] > 0
+        )
+
+    def _lead_strict(self, view: PlayerView, legal: int) -> int:
+        hand = view.hand
+        ts = view.trump_suit
+        trump = SUIT_MASK[ts]
+        opp = _possible_opponent(view)
+        cards = _bits(legal & 0xFFFFFF)
+        sure = sure_winners(hand, opp, view.opponent_known, ts)
+        if sure:
+            sure_trumps = sure & trump
+            if sure_trumps and opp & trump:
+                # Draw trumps with the highest sure trump.
+                return max(_bits(sure_trumps))
+            return max(_bits(sure), key=lambda c: (CARD_POINTS[c], c))
+        # No sure winner: lead the cheapest card, avoiding trumps.
+        return min(cards, key=lambda c: (CARD_POINTS[c] + (15 if c // 6 == ts else 0), c))
+
+    # -- following -------------------------------------------------------------
+
+    def _follow(self, view: PlayerView, legal: int, strict: bool) -> int:
+        me, opp_seat = view.seat, 1 - view.seat
+        hand = view.hand
+        ts = view.trump_suit
+        lead = view.lead_card
+        ls = lead // 6
+        lp = CARD_POINTS[lead]
+        unseen = view.unseen()
+        go = view.rules.going_out
+        cards = _bits(legal & 0xFFFFFF)
+        winners = [
+            c for c in cards
+            if (c // 6 == ls and c > lead) or (c // 6 == ts and ls != ts)
+        ]
+        losers = [c for c in cards if c not in winners]
+        my_pts = view.card_points[me] + view.marriage_points[me]
+
+        def keep(c: int) -> float:
+            return keep_value(c, hand, ts, unseen, not strict)
+
+        def cheapest(cs: list[int]) -> int:
+            return min(cs, key=lambda c: (keep(c), c))
+
+        # Going out by winning this trick.
+        outs = [c for c in winners if my_pts + lp + CARD_POINTS[c] >= go]
+        if outs:
+            return cheapest(outs)
+        # Stop the opponent going out.
+        opp_pts = view.card_points[opp_seat] + view.marriage_points[opp_seat]
+        if losers and winners and opp_pts + lp + min(CARD_POINTS[c] for c in losers) >= go:
+            return cheapest(winners)
+        if strict:
+            if winners:
+                return cheapest(winners)
+            return min(cards, key=lambda c: (CARD_POINTS[c] + (15 if c // 6 == ts else 0), c))
+        # Open phase.
+        need_trick = not view.tricks_won[me] and bool(_marriage_halves(hand))
+        in_suit = [c for c in winners if c // 6 == ls]
+        trumps = [c for c in winners if c // 6 == ts and ls != ts]
+        if in_suit:
+            c = cheapest(in_suit)
+            if c % 6 != ACE or lp >= 10 or need_trick:
+                return c
+        if ls != ts and trumps:
+            halves = _marriage_halves(hand)
+            low = [t for t in trumps if t % 6 not in (ACE, TEN) and not halves >> t & 1]
+            if lp >= 10:
+                ok = low or [t for t in trumps if t % 6 == TEN]
+                if ok:
+                    return cheapest(ok)
+            elif need_trick and low:
+                return cheapest(low)
+        if not losers:
+            return cheapest(winners)
+        return cheapest(losers)

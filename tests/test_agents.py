@@ -1,0 +1,260 @@
+"""Agents: legal play in every preset, the registry, and sound endgame choices."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sixtysix_env import PRESETS, new_hand, player_view
+from sixtysix_env.actions import CLOSE, EXCHANGE, NUM_ACTIONS
+from sixtysix_env.agents import (
+    Agent,
+    AgentSpecError,
+    ExpertAgent,
+    HeuristicAgent,
+    RandomAgent,
+    agent_names,
+    make_agent,
+    parse_agent_spec,
+    register_agent,
+)
+from sixtysix_env.agents.expert import rollout_action, rollout_value
+from sixtysix_env.agents.heuristic import close_estimate, sure_winners
+from sixtysix_env.agents.solver import Solver
+from sixtysix_env.engine import HAND, TO_MOVE
+
+PRESET_NAMES = sorted(PRESETS)
+
+
+def play_hands(agents, rules, hands, seed):
+    """Seeded hands between two agents; every action is checked against the legal set."""
+    rng = random.Random(seed)
+    results = []
+    for i in range(hands):
+        s = new_hand(rng, dealer=i % 2, rules=rules)
+        while not s.is_terminal():
+            p = s.current_player()
+            view = player_view(s, p)
+            a = agents[p].act(view, rng)
+            assert type(a) is int and 0 <= a < NUM_ACTIONS
+            assert s.is_legal(a), (agents[p].name, a, s.legal_actions())
+            s = s.apply(a)
+        results.append(s.result)
+    return results
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_random_and_heuristic_play_thousands_of_legal_hands(preset):
+    h, r = HeuristicAgent(), RandomAgent()
+    results = play_hands((h, r), preset, 1000, seed=1)
+    results += play_hands((r, h), preset, 1000, seed=2)
+    results += play_hands((h, h), preset, 500, seed=3)
+    assert len(results) == 2500
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_expert_plays_legal_hands(preset):
+    # One sample per decision keeps this quick; legality does not depend on it.
+    e, h, r = ExpertAgent(samples=1), HeuristicAgent(), RandomAgent()
+    play_hands((e, r), preset, 150, seed=4)
+    play_hands((h, e), preset, 150, seed=5)
+    play_hands((e, e), preset, 30, seed=6)
+
+
+def test_heuristic_beats_random_clearly():
+    # Not a strength target (the evaluation measures those): a sanity check
+    # that the heuristic is not broken.
+    h, r = HeuristicAgent(), RandomAgent()
+    gp = 0
+    for seat in (0, 1):
+        agents = (h, r) if seat == 0 else (r, h)
+        gp += sum(res.returns()[seat] for res in play_hands(agents, "altmisalti", 300, seed=9))
+    assert gp / 600 > 0.8
+
+
+def test_registry_builds_agents_by_name_and_options():
+    assert {"random", "heuristic", "expert"} <= set(agent_names())
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    e = make_agent("expert", samples=3, time_budget=0.05)
+    assert isinstance(e, ExpertAgent) and e.samples == 3 and e.time_budget == 0.05
+    e2 = make_agent("expert:samples=5,time_budget=none,margin=0.1")
+    assert e2.samples == 5 and e2.time_budget is None and e2.margin == 0.1
+    assert parse_agent_spec("expert:samples=2") == ("expert", {"samples": 2})
+    for a in ("random", "heuristic", "expert"):
+        agent = make_agent(a)
+        assert isinstance(agent, Agent) and agent.name == a
+    obj = HeuristicAgent()
+    assert make_agent(obj) is obj
+
+
+def test_registry_errors_are_clear(tmp_path):
+    with pytest.raises(AgentSpecError, match="unknown agent 'nobody'.*heuristic"):
+        make_agent("nobody")
+    with pytest.raises(AgentSpecError, match="malformed agent option"):
+        make_agent("expert:samples")
+    with pytest.raises(AgentSpecError, match="bad options for agent 'expert'"):
+        make_agent("expert", bogus=1)
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent(str(tmp_path / "missing.npz"))
+    with pytest.raises(ValueError, match="samples"):
+        ExpertAgent(samples=0)
+    with pytest.raises(TypeError):
+        make_agent(42)
+
+
+def test_policy_file_hook(tmp_path):
+    path = tmp_path / "policy.npz"
+    path.write_bytes(b"not a real policy")
+    try:
+        import sixtysix_env.policy  # noqa: F401
+    except ModuleNotFoundError:
+        with pytest.raises(AgentSpecError, match="policy loader sixtysix_env.policy is not available"):
+            make_agent(str(path))
+    else:  # the loader exists: a malformed file must still be refused
+        with pytest.raises(Exception):
+            make_agent(str(path))
+
+
+def test_register_agent():
+    register_agent("always-first", lambda: _First())
+    try:
+        assert make_agent("always-first").name == "first"
+    finally:
+        from sixtysix_env.agents import registry
+
+        registry._FACTORIES.pop("always-first")
+    with pytest.raises(ValueError):
+        register_agent("bad:name", RandomAgent)
+
+
+class _First:
+    name = "first"
+
+    def act(self, view, rng):
+        return view.legal_actions()[0]
+
+
+def test_agents_are_reproducible_given_the_rng():
+    s = new_hand(21)
+    for _ in range(3):
+        s = s.apply(s.legal_actions()[0])
+    view = player_view(s, s.current_player())
+    for agent in (RandomAgent(), HeuristicAgent(), ExpertAgent(samples=4)):
+        a1 = agent.act(view, random.Random(5))
+        a2 = agent.act(view, random.Random(5))
+        assert a1 == a2
+
+
+def test_expert_sees_only_the_view():
+    """Two deals that differ only in cards seat 0 cannot see give it the same choice."""
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(40):
+        s = new_hand(seed, dealer=1)
+        # Seat 0 leads the first trick: swap one opponent card with a stock card.
+        opp = s.hand(1)
+        stock = list(s.stock_cards)
+        c_opp = min(c for c in range(24) if opp >> c & 1)
+        c_stock = stock[0]
+        t = s.__copy__()
+        t.v = s.v[:]
+        t.v[HAND + 1] = (opp & ~(1 << c_opp)) | (1 << c_stock)
+        t.stock = (c_opp,) + tuple(stock[1:])
+        assert t.v[TO_MOVE] == 0
+        va, vb = player_view(s, 0), player_view(t, 0)
+        assert va == vb
+        agent = ExpertAgent(samples=3)
+        seed_rng = rng.randrange(1000)
+        assert agent.act(va, random.Random(seed_rng)) == agent.act(vb, random.Random(seed_rng))
+        checked += 1
+    assert checked == 40
+
+
+def solved_positions(count, seed, preset="altmisalti"):
+    """Positions with the stock exhausted (perfect information), seat to move has a choice."""
+    rng = random.Random(seed)
+    h = HeuristicAgent()
+    out = []
+    while len(out) < count:
+        s = new_hand(rng, dealer=rng.randrange(2), rules=preset)
+        while not s.is_terminal():
+            p = s.current_player()
+            if s.is_exhausted() and len(s.legal_actions()) > 1:
+                out.append(s)
+                if rng.random() < 0.5:
+                    break
+            s = s.apply(h.act(player_view(s, p), rng) if rng.random() < 0.7
+                        else rng.choice(s.legal_actions()))
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_expert_never_picks_a_move_the_solver_proves_worse(preset):
+    expert = ExpertAgent(samples=2)
+    for s in solved_positions(60, seed=len(preset), preset=preset):
+        best, moves = Solver(s.rules).best_actions(s)
+        a = expert.act(player_view(s, s.current_player()), random.Random(0))
+        assert a in moves, (s, a, moves, best)
+
+
+def test_expert_and_heuristic_exchange_the_nine():
+    rng = random.Random(8)
+    found = 0
+    for i in range(400):
+        s = new_hand(rng, dealer=i % 2)
+        while not s.is_terminal() and not s.is_strict():
+            if EXCHANGE in s.legal_actions():
+                view = player_view(s, s.current_player())
+                assert HeuristicAgent().act(view, rng) == EXCHANGE
+                assert ExpertAgent(samples=2).act(view, rng) == EXCHANGE
+                found += 1
+                break
+            s = s.apply(rng.choice([a for a in s.legal_actions() if a != CLOSE]))
+    assert found > 20
+
+
+def test_heuristic_helpers():
+    # Ace and ten of trumps (hearts = suit 2) against an opponent holding low trumps.
+    ah, th, nh = 2 * 6 + 5, 2 * 6 + 4, 2 * 6 + 0
+    hand = (1 << ah) | (1 << th)
+    opp = 1 << nh
+    assert sure_winners(hand, opp, 0, 2) == hand
+    # A side ace is not sure while the opponent may be void and hold a trump.
+    ac = 5
+    assert not sure_winners(1 << ac, opp, 0, 2)
+    assert sure_winners(1 << ac, opp | 1, 1, 2) == 1 << ac  # known to hold a club
+
+
+def test_heuristic_close_estimate_counts_current_points():
+    s = new_hand(0)
+    view = player_view(s, s.current_player())
+    assert close_estimate(view) >= view.points(view.seat)
+
+
+def test_rollout_policy_is_legal_and_ends_hands():
+    rng = random.Random(0)
+    for preset in PRESET_NAMES:
+        sv = None
+        for i in range(100):
+            s = new_hand(rng, dealer=i % 2, rules=preset)
+            sv = sv or Solver(s.rules)
+            for _ in range(rng.randrange(10)):
+                if s.is_terminal() or s.is_strict():
+                    break
+                a = rollout_action(s)
+                assert s.is_legal(a)
+                s = s.apply(a)
+            val = rollout_value(s, sv)
+            assert -3 <= val <= 3
+
+
+def test_expert_time_budget_and_validation():
+    with pytest.raises(ValueError):
+        ExpertAgent(time_budget=0)
+    s = new_hand(5)
+    view = player_view(s, s.current_player())
+    a = ExpertAgent(samples=1000, time_budget=0.001, min_samples=1).act(view, random.Random(0))
+    assert a in view.legal_actions()
+    assert CLOSE not in view.legal_actions() or a in view.legal_actions()

@@ -1,0 +1,529 @@
+"""One match between a person (seat 0) and a computer opponent (seat 1).
+
+The session owns the full :class:`~sixtysix_env.match.Match`; everything it
+hands out for the person is built from ``player_view(state, HUMAN)``: the
+view itself, the moves the person may make, the steps each side took (every
+action is public once made), and explanations of illegal moves. The one
+exception is :meth:`GameSession.revealed_hands`, which shows both hands as
+they lay when a hand ended, as players do when they count up.
+
+The computer chooses its actions through the agent interface,
+``agent.act(player_view(state, COMPUTER), rng)``: it never sees the full
+state either.
+
+Words used in messages and front ends follow the game: the stock, the trump
+card under it, tricks, marriages, the exchange of the trump 9, closing, a
+hand (one deal) and the match (to 7 game points).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..actions import (
+    CLOSE,
+    EXCHANGE,
+    FIRST_MARRIAGE,
+    action_card,
+    action_name,
+    marriage_action,
+    parse_action,
+)
+from ..agents import agent_names, make_agent
+from ..cards import (
+    CARD_POINTS,
+    KING,
+    NINE,
+    NUM_RANKS,
+    QUEEN,
+    SUIT_NAMES,
+    SUITS,
+    card,
+    card_label,
+    cards_of,
+    parse_card,
+)
+from ..engine import HandResult, State, Trick, deal_from_deck
+from ..match import Match
+from ..view import PlayerView, player_view
+
+HUMAN, COMPUTER = 0, 1
+
+#: Opponents tried in order when none is named: the first one registered wins.
+PREFERRED_OPPONENTS = ("heuristic", "random")
+
+
+def default_opponent() -> str:
+    """The opponent used when none is named: a sensible registered agent."""
+    names = agent_names()
+    for name in PREFERRED_OPPONENTS:
+        if name in names:
+            return name
+    return names[0]
+
+
+class IllegalMove(ValueError):
+    """A move the person may not make now; the message says why."""
+
+    def __init__(self, message: str, legal: Sequence[str] = ()):
+        super().__init__(message)
+        self.legal = tuple(legal)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action taken, seen from the person's seat.
+
+    ``before`` and ``after`` are the person's views around the action, so a
+    front end can narrate it without touching hidden information.
+    """
+
+    seat: int
+    action: int
+    before: PlayerView
+    after: PlayerView
+
+    @property
+    def card(self) -> int | None:
+        return action_card(self.action)
+
+    @property
+    def trick(self) -> Trick | None:
+        """The trick this action completed, if it did."""
+        if self.before.lead_card is None or self.card is None:
+            return None
+        for e in reversed(self.after.events):
+            if type(e) is Trick:
+                return e
+        return None  # pragma: no cover - a follow always completes a trick
+
+
+# -- cards for display ------------------------------------------------------
+
+
+def suit_order(trump_suit: int) -> list[int]:
+    """Suits in display order: black and red alternating, trumps last."""
+    order = [0, 1, 3, 2]  # clubs, diamonds, spades, hearts
+    order.remove(trump_suit)
+    return order + [trump_suit]
+
+
+def sort_hand(cards: int | Sequence[int], trump_suit: int) -> list[int]:
+    """A hand sorted by suit (trumps last), each suit from 9 up to the ace."""
+    cs = cards_of(cards) if isinstance(cards, int) else list(cards)
+    rank_of_suit = {s: i for i, s in enumerate(suit_order(trump_suit))}
+    return sorted(cs, key=lambda c: (rank_of_suit[c // NUM_RANKS], c))
+
+
+def parse_card_text(text: str) -> int:
+    """A card from a code (``QH``, ``10h``) or a label with a suit symbol (``10♥``)."""
+    t = text.strip()
+    for sym, letter in zip("\u2663\u2666\u2665\u2660", SUITS):
+        t = t.replace(sym, letter)
+    for sym, letter in zip("\u2667\u2662\u2661\u2664", SUITS):  # white suit symbols
+        t = t.replace(sym, letter)
+    return parse_card(t)
+
+
+def rank_word(c: int) -> str:
+    return ("9", "jack", "queen", "king", "10", "ace")[c % NUM_RANKS]
+
+
+def card_words(c: int) -> str:
+    """``the king of hearts``."""
+    return f"the {rank_word(c)} of {SUIT_NAMES[c // NUM_RANKS]}"
+
+
+# -- what the person may do -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move offered to the person.
+
+    Playing a king or queen whose marriage may be declared declares it (as
+    in the game the seeds describe), so such a card's move is the marriage
+    action. ``kind`` is ``play``, ``marriage``, ``exchange`` or ``close``.
+    """
+
+    action: int
+    kind: str
+    card: int | None = None
+    points: int = 0  # of a marriage
+
+    @property
+    def name(self) -> str:
+        return action_name(self.action)
+
+
+def marriage_points(view: PlayerView, c: int) -> int:
+    return 40 if c // NUM_RANKS == view.trump_suit else 20
+
+
+def moves(view: PlayerView) -> list[Move]:
+    """The person's moves now: cards in display order, then exchange, close."""
+    legal = view.legal_mask
+    out = []
+    for c in sort_hand(view.hand, view.trump_suit):
+        if c % NUM_RANKS in (QUEEN, KING) and legal >> marriage_action(c) & 1:
+            out.append(Move(marriage_action(c), "marriage", c, marriage_points(view, c)))
+        elif legal >> c & 1:
+            out.append(Move(c, "play", c))
+    if legal >> EXCHANGE & 1:
+        out.append(Move(EXCHANGE, "exchange"))
+    if legal >> CLOSE & 1:
+        out.append(Move(CLOSE, "close"))
+    return out
+
+
+def card_for_move(view: PlayerView, c: int) -> int:
+    """The action for playing card ``c``: declaring its marriage when possible."""
+    if c % NUM_RANKS in (QUEEN, KING):
+        m = marriage_action(c)
+        if view.legal_mask >> m & 1:
+            return m
+    return c
+
+
+def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = card_label) -> str:
+    """Why ``action`` is not legal for the person in ``view`` (one sentence or two)."""
+    rules = view.rules
+    if view.result is not None:
+        return "The hand is over."
+    if view.to_move != view.seat:
+        return "It is not your turn: the computer is to play."
+    leading = view.lead_card is None
+    closed = view.closed_by is not None
+    exhausted = view.stock_left == 0 and not closed
+    won_trick = view.tricks_won[view.seat] > 0
+    ts = view.trump_suit
+    if action == EXCHANGE:
+        nine = card(ts, NINE)
+        if not leading:
+            return "You can exchange the 9 of trumps only when you are about to lead."
+        if not view.hand >> nine & 1:
+            return f"You cannot exchange: you do not hold the 9 of trumps ({name(nine)})."
+        if not won_trick:
+            return "You must win a trick before you can exchange the 9 of trumps."
+        if closed:
+            return "The stock is closed: no more exchanges."
+        if exhausted:
+            return "The stock is used up: no more exchanges."
+        if view.stock_left < rules.min_stock_to_exchange:
+            return (
+                f"At least {rules.min_stock_to_exchange} face-down cards must be left in the "
+                "stock to exchange the 9 of trumps."
+            )
+    elif action == CLOSE:
+        if not leading:
+            return "You can close the stock only when you are about to lead."
+        if closed:
+            return "The stock is already closed."
+        if exhausted:
+            return "The stock is used up: there is nothing to close."
+        if view.tricks_done == 0 and not rules.close_on_first_lead:
+            return "These rules do not allow closing before the first trick."
+        if view.stock_left < rules.min_stock_to_close:
+            return (
+                f"At least {rules.min_stock_to_close} face-down cards must be left in the "
+                "stock to close it."
+            )
+    elif action >= FIRST_MARRIAGE:
+        c = action_card(action)
+        suit = c // NUM_RANKS
+        king, queen = card(suit, KING), card(suit, QUEEN)
+        if not leading:
+            return "You can declare a marriage only when you lead."
+        missing = [x for x in (king, queen) if not view.hand >> x & 1]
+        if missing:
+            return (
+                f"A marriage needs the king and queen of {SUIT_NAMES[suit]}; you do not hold "
+                + " or ".join(name(x) for x in missing)
+                + "."
+            )
+        if not won_trick:
+            return "You must win a trick before you can declare a marriage."
+        if (closed or exhausted) and not (rules.marriage_after_close or view.just_closed):
+            return "Marriages cannot be declared once the stock is closed or used up."
+    else:
+        c = action
+        if not view.hand >> c & 1:
+            return f"You do not hold {name(c)}."
+        if not leading and (closed or exhausted):
+            lead = view.lead_card
+            ls = lead // NUM_RANKS
+            why = "closed" if closed else "used up"
+            same = [x for x in cards_of(view.hand) if x // NUM_RANKS == ls]
+            if same and c // NUM_RANKS != ls:
+                return f"The stock is {why}: you must follow suit with a {SUIT_NAMES[ls][:-1]}."
+            if same and rules.must_beat_in_suit and c < lead and any(x > lead for x in same):
+                return f"The stock is {why}: you must beat {name(lead)} if you can."
+            trumps = [x for x in cards_of(view.hand) if x // NUM_RANKS == ts]
+            if not same and trumps and c // NUM_RANKS != ts:
+                return (
+                    f"The stock is {why} and you have no {SUIT_NAMES[ls]}: "
+                    f"you must play a trump ({SUIT_NAMES[ts]})."
+                )
+    return f"{action_name(action)} is not a legal move now."
+
+
+# -- the session --------------------------------------------------------------
+
+
+class GameSession:
+    """A match between the person (seat 0) and a computer agent (seat 1).
+
+    ``opponent`` is anything :func:`make_agent` accepts (a name, a policy
+    file, an agent object). ``seed`` fixes the deals and the computer's
+    choices; without one both come from :mod:`secrets`, so nobody can
+    rebuild a deal from the engine's source. ``deck`` (24 card codes, top
+    first) deals the first hand from a fixed deck, the person leading: a
+    scenario hook for tests and demonstrations.
+    """
+
+    def __init__(
+        self,
+        opponent: object = None,
+        rules: object = None,
+        seed: int | None = None,
+        deck: Sequence[int | str] | str | None = None,
+    ) -> None:
+        if opponent is None:
+            opponent = default_opponent()
+        self.opponent_name = opponent if isinstance(opponent, str) else getattr(
+            opponent, "name", type(opponent).__name__
+        )
+        self.agent = make_agent(opponent)
+        if seed is None:
+            seed = secrets.randbits(64)
+        self.match = Match(rules, seed=random.Random(seed))
+        self.agent_rng = random.Random(f"{seed}/opponent")
+        if deck is not None:
+            self.match.hand = deal_from_deck(deck, dealer=COMPUTER, rules=self.match.rules)
+        #: The hand that just ended, shown until :meth:`next_hand` (the match
+        #: object has already dealt the next one, which stays hidden).
+        self.finished: State | None = None
+        self.hand_number = 1
+        #: (your game points, the computer's) gained by each finished hand.
+        self.history: list[tuple[HandResult, tuple[int, int]]] = []
+
+    # -- reading --------------------------------------------------------------
+
+    @property
+    def rules(self):
+        return self.match.rules
+
+    @property
+    def state(self) -> State:
+        """The hand on show: the one just finished, or the one being played."""
+        return self.finished if self.finished is not None else self.match.hand
+
+    def view(self) -> PlayerView:
+        """All the person may know of the hand on show."""
+        return player_view(self.state, HUMAN)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return (self.match.score[HUMAN], self.match.score[COMPUTER])
+
+    def is_hand_over(self) -> bool:
+        return self.finished is not None
+
+    def is_over(self) -> bool:
+        return self.match.is_over()
+
+    @property
+    def winner(self) -> int | None:
+        return self.match.winner
+
+    def revealed_hands(self) -> tuple[int, int]:
+        """Both hands as they lay at the end of the hand (only once it is over)."""
+        if self.finished is None:
+            raise RuntimeError("hands are revealed only once the hand is over")
+        return (self.finished.hand(HUMAN), self.finished.hand(COMPUTER))
+
+    def moves(self) -> list[Move]:
+        return moves(self.view()) if not self.is_hand_over() else []
+
+    # -- acting -------------------------------------------------------------
+
+    def start(self) -> list[Step]:
+        """Let the computer act if it is to lead the first hand."""
+        return self._computer_turns()
+
+    def act(self, action: int | str) -> list[Step]:
+        """Play the person's action, then the computer's until the person is to act.
+
+        Raises :class:`IllegalMove` (saying why, and nothing changes) for an
+        action that is unknown or not legal now.
+        """
+        view = self.view()
+        if self.is_hand_over():
+            raise IllegalMove(
+                "The hand is over: start the next hand."
+                if not self.is_over()
+                else "The match is over: start a new match."
+            )
+        if isinstance(action, str):
+            try:
+                action = parse_action(action)
+            except ValueError as e:
+                raise IllegalMove(str(e), [m.name for m in moves(view)]) from None
+        if type(action) is not int or not view.legal_mask >> action & 1:
+            legal = [m.name for m in moves(view)]
+            try:
+                why = explain_illegal(view, action)
+            except (TypeError, ValueError, IndexError):
+                why = f"{action!r} is not an action."
+            raise IllegalMove(why, legal)
+        steps = [self._apply(HUMAN, action)]
+        return steps + self._computer_turns()
+
+    def next_hand(self) -> list[Step]:
+        """Put the next hand on show (after a finished one), computer moves included."""
+        if self.finished is None:
+            raise IllegalMove("The hand is still being played.")
+        if self.is_over():
+            raise IllegalMove("The match is over: start a new match.")
+        self.finished = None
+        self.hand_number += 1
+        return self._computer_turns()
+
+    def _apply(self, seat: int, action: int) -> Step:
+        before = self.view()
+        result = self.match.apply(action)
+        if result is not None:
+            self.finished = self.match.last_hand
+            self.history.append((result, self.match.scored[-1]))
+        return Step(seat, action, before, self.view())
+
+    def _computer_turns(self) -> list[Step]:
+        steps = []
+        while not self.is_hand_over() and self.match.hand.current_player() == COMPUTER:
+            cview = player_view(self.match.hand, COMPUTER)
+            action = self.agent.act(cview, self.agent_rng)
+            try:
+                action = int(action)
+            except (TypeError, ValueError):
+                raise RuntimeError(
+                    f"opponent {self.opponent_name!r} returned {action!r}, not an action id"
+                ) from None
+            if not cview.legal_mask >> action & 1:
+                raise RuntimeError(
+                    f"opponent {self.opponent_name!r} chose an illegal action {action!r}; "
+                    f"legal: {cview.legal_actions()}"
+                )
+            steps.append(self._apply(COMPUTER, action))
+        return steps
+
+
+# -- words ------------------------------------------------------------------
+
+NAMES = ("you", "the computer")
+
+
+def who(seat: int, capital: bool = True) -> str:
+    w = NAMES[seat]
+    return w[0].upper() + w[1:] if capital else w
+
+
+def verb(seat: int, base: str) -> str:
+    """``lead`` for you, ``leads`` for the computer."""
+    if seat == HUMAN:
+        return base
+    return base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
+    """Sentences saying what a step did, from the person's side."""
+    s, a, before, after = step.seat, step.action, step.before, step.after
+    w = who(s)
+    out = []
+    if a == EXCHANGE:
+        out.append(
+            f"{w} {verb(s, 'exchange')} the 9 of trumps for {name(before.trump_card)}."
+        )
+    elif a == CLOSE:
+        out.append(f"{w} {verb(s, 'close')} the stock.")
+    else:
+        c = action_card(a)
+        if a >= FIRST_MARRIAGE:
+            partner = c + (1 if c % NUM_RANKS == QUEEN else -1)
+            out.append(
+                f"{w} {verb(s, 'declare')} a marriage in {SUIT_NAMES[c // NUM_RANKS]} "
+                f"({marriage_points(before, c)}): {verb(s, 'lead')} {name(c)}, "
+                f"{verb(s, 'show')} {name(partner)}."
+            )
+        elif before.lead_card is None:
+            out.append(f"{w} {verb(s, 'lead')} {name(c)}.")
+        else:
+            out.append(f"{w} {verb(s, 'play')} {name(c)}.")
+        t = step.trick
+        if t is not None:
+            pts = CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
+            out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({pts} points).")
+    if after.result is not None and before.result is None:
+        out.append(explain_result(after.result))
+    return out
+
+
+def explain_result(result: HandResult) -> str:
+    """``HandResult.explain`` in the person's words (you / the computer)."""
+    text = result.explain(NAMES)
+    for wrong, right in (("you has", "you have"), ("you scores", "you score")):
+        text = re.sub(rf"\b{wrong}\b", right, text, flags=re.IGNORECASE)
+    return text[0].upper() + text[1:]
+
+
+def result_headline(result: HandResult) -> str:
+    if result.winner is None:
+        return "The hand is tied: no game points."
+    gp = result.game_points
+    unit = "game point" if gp == 1 else "game points"
+    if result.winner == HUMAN:
+        return f"You win the hand: {gp} {unit}."
+    return f"The computer wins the hand: {gp} {unit}."
+
+
+def points_breakdown(result: HandResult, seat: int) -> str:
+    """``52 in cards + 20 in marriages + 10 for the last trick = 82, 4 tricks``."""
+    parts = [f"{result.card_points[seat]} in cards"]
+    m = result.marriage_points[seat]
+    if m:
+        counted = result.tricks_won[seat] > 0
+        parts.append(f"{m} in marriages" + ("" if counted else " (not counted: no trick)"))
+    counted_m = m if result.tricks_won[seat] else 0
+    bonus = result.totals[seat] - result.card_points[seat] - counted_m
+    if bonus > 0 and result.reason in ("last_trick", "tie"):
+        parts.append(f"{bonus} for the last trick")
+    tricks = result.tricks_won[seat]
+    return (
+        " + ".join(parts)
+        + f" = {result.totals[seat]}, {tricks} trick{'' if tricks == 1 else 's'}"
+    )
+
+
+__all__ = [
+    "COMPUTER",
+    "HUMAN",
+    "GameSession",
+    "IllegalMove",
+    "Move",
+    "Step",
+    "card_for_move",
+    "card_words",
+    "default_opponent",
+    "explain_illegal",
+    "explain_result",
+    "moves",
+    "narrate",
+    "parse_card_text",
+    "points_breakdown",
+    "result_headline",
+    "sort_hand",
+    "suit_order",
+]

@@ -1,0 +1,436 @@
+"""``sixtysix play``: a match against the computer in the terminal.
+
+    sixtysix play                          # against the default opponent
+    sixtysix play --opponent random --seed 7 --rules pagat66
+    sixtysix play --opponent path/to/policy.npz
+
+You are seat 0. Type a card (``KH``, ``10h``, ``K♥``), a number from the
+list shown, or ``exchange``, ``close``, ``help``, ``quit``. Leading a king
+or queen whose marriage you may declare declares it. End of input quits.
+
+:class:`TerminalGame` reads and writes the streams it is given, so tests
+drive it with ``io.StringIO``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
+from ..agents import agent_names
+from ..cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
+from ..rules import PRESETS
+from ..view import PlayerView
+from .session import (
+    COMPUTER,
+    HUMAN,
+    GameSession,
+    IllegalMove,
+    Step,
+    card_for_move,
+    default_opponent,
+    explain_illegal,
+    explain_result,
+    moves,
+    narrate,
+    parse_card_text,
+    points_breakdown,
+    result_headline,
+    sort_hand,
+    suit_order,
+)
+
+HELP = """\
+How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
+  The first to 66 points in a hand (cards won plus marriages) wins it.
+  While the stock lasts you may play any card; once it is used up or
+  closed you must follow suit, and if you cannot, play a trump.
+  Marriage: lead the king or queen of a suit while holding both (20, or 40
+  in trumps); you must have won a trick. Cards marked * can do it now.
+  Exchange: when about to lead, having won a trick, swap the 9 of trumps
+  for the trump card under the stock.
+  Close: when about to lead, stop the drawing; if you then do not reach 66,
+  the computer scores 2 game points.
+  A hand scores 1 game point, 2 if the loser has under 33, 3 if the loser
+  won no trick. The first to {target} game points wins the match.
+What to type
+  a card: KH, 10h, th, K\u2665      a number from the list
+  exchange (x)   close (c)   help (?)   quit (q)
+  Playing a marked king or queen declares its marriage."""
+
+_RED = "\x1b[31m"
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_YELLOW = "\x1b[33m"
+_RESET = "\x1b[0m"
+
+
+class TerminalGame:
+    """The text front end of a :class:`GameSession`, over two streams."""
+
+    def __init__(
+        self,
+        session: GameSession,
+        stdin: TextIO,
+        stdout: TextIO,
+        ascii: bool = False,
+        color: bool = False,
+    ) -> None:
+        self.session = session
+        self.stdin = stdin
+        self.out = stdout
+        self.ascii = ascii
+        self.color = color
+
+    # -- output helpers -----------------------------------------------------
+
+    def write(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+
+    def _style(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self.color else text
+
+    def name(self, c: int) -> str:
+        """A card as shown: ``K♥`` (``KH`` in ascii mode), red suits in color."""
+        text = card_code(c) if self.ascii else card_label(c)
+        if self.color and c // NUM_RANKS in (1, 2):
+            return self._style(text, _RED)
+        return text
+
+    def suit(self, s: int) -> str:
+        return SUIT_NAMES[s] if self.ascii else f"{SUIT_NAMES[s]} {SUIT_SYMBOLS[s]}"
+
+    def read(self, prompt: str) -> str | None:
+        """A line of input without its newline, or None at end of input."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.write()
+            return None
+        if not (hasattr(self.stdin, "isatty") and self.stdin.isatty()):
+            self.write(line.rstrip("\n"))  # a transcript reads like a session
+        return line.strip()
+
+    # -- the game loop --------------------------------------------------------
+
+    def run(self) -> int:
+        s = self.session
+        self.write(
+            self._style("Sixty-Six", _BOLD)
+            + f" against {s.opponent_name} (rules: {s.rules.name}; "
+            f"first to {s.rules.match_target} game points). Type help for help."
+        )
+        self.show_steps(s.start())
+        while True:
+            if s.is_hand_over():
+                self.show_hand_over()
+                if s.is_over():
+                    return 0
+                line = self.read("Press Enter for the next hand (or type quit): ")
+                if line is None or line.lower() in ("q", "quit", "exit"):
+                    return self.goodbye()
+                self.show_steps(s.next_hand())
+                continue
+            self.show_table()
+            while True:
+                line = self.read("Your move> ")
+                if line is None:
+                    return self.goodbye()
+                word = line.lower()
+                if word in ("q", "quit", "exit"):
+                    return self.goodbye()
+                if word in ("h", "help", "?"):
+                    self.write(HELP.format(target=s.rules.match_target))
+                    continue
+                if word == "":
+                    continue
+                try:
+                    action = self.parse(line, s.view())
+                    steps = s.act(action)
+                except IllegalMove as e:
+                    self.write(self._style(str(e), _YELLOW) + " Try again (help shows the rules).")
+                    continue
+                self.show_steps(steps)
+                break
+
+    def goodbye(self) -> int:
+        you, comp = self.session.score
+        self.write(f"Goodbye. The match stood at you {you} - {comp} the computer.")
+        return 0
+
+    # -- input ------------------------------------------------------------------
+
+    def numbered(self, view: PlayerView) -> list[int]:
+        """Actions by the numbers shown: each card of the hand, then exchange, close."""
+        out = [card_for_move(view, c) for c in sort_hand(view.hand, view.trump_suit)]
+        for m in moves(view):
+            if m.kind in ("exchange", "close"):
+                out.append(m.action)
+        return out
+
+    def parse(self, text: str, view: PlayerView) -> int:
+        """The action meant by a line of input; IllegalMove (with the reason) if none."""
+        t = text.strip()
+        low = t.lower()
+        legal = [m.name for m in moves(view)]
+        if low.isdigit():
+            nums = self.numbered(view)
+            i = int(low)
+            if not 1 <= i <= len(nums):
+                raise IllegalMove(f"Choose a number from 1 to {len(nums)}.", legal)
+            action = nums[i - 1]
+        elif low in ("exchange", "x"):
+            action = EXCHANGE
+        elif low in ("close", "c"):
+            action = CLOSE
+        else:
+            try:
+                action = self.parse_card_words(t, view)
+            except ValueError:
+                raise IllegalMove(
+                    f"I do not understand {t!r}: type a card such as KH or 10H, "
+                    "a number from the list, exchange, close, help or quit.",
+                    legal,
+                ) from None
+        if not view.legal_mask >> action & 1:
+            raise IllegalMove(explain_illegal(view, action, self.name), legal)
+        return action
+
+    @staticmethod
+    def parse_card_words(text: str, view: PlayerView) -> int:
+        """``KH`` (declaring its marriage when possible), ``marry KH``, ``play KH``."""
+        low = text.strip().lower()
+        for prefix in ("marry", "m"):
+            if low.startswith(prefix) and len(low) > len(prefix):
+                rest = low[len(prefix):].lstrip(" -:")
+                if rest:
+                    try:
+                        return marriage_action(parse_card_text(rest))
+                    except ValueError:
+                        break
+        if low.startswith("play "):
+            return parse_card_text(low[5:])  # a king or queen without declaring
+        return card_for_move(view, parse_card_text(low))
+
+    # -- pictures ---------------------------------------------------------------
+
+    def show_steps(self, steps: list[Step]) -> None:
+        for step in steps:
+            for line in narrate(step, self.name):
+                # The hand's end is told in full by show_hand_over.
+                if step.after.result is not None and line == explain_result(step.after.result):
+                    continue
+                self.write("  " + line)
+
+    def show_table(self) -> None:
+        s = self.session
+        view = s.view()
+        you, comp = s.score
+        dealt = "you dealt" if view.dealer == HUMAN else "the computer dealt"
+        self.write()
+        self.write(
+            self._style(
+                f"--- Hand {s.hand_number} | match: you {you} - {comp} the computer "
+                f"(first to {s.rules.match_target}) | {dealt} ---",
+                _BOLD,
+            )
+        )
+        self.write(f"Trumps: {self.suit(view.trump_suit)}")
+        self.write(self.stock_line(view))
+        self.write(
+            f"Tricks won: you {view.tricks_won[HUMAN]}, the computer {view.tricks_won[COMPUTER]}"
+            f"   Your points: {self.points_text(view)}"
+        )
+        known = sort_hand(view.opponent_known, view.trump_suit)
+        line = f"The computer holds {view.opponent_hand_size} cards"
+        if known:
+            line += " including " + " ".join(self.name(c) for c in known)
+        self.write(line + ".")
+        if view.lead_card is not None:
+            self.write(f"On the table: the computer led {self.name(view.lead_card)}. Your answer.")
+        else:
+            self.write("You lead.")
+        self.write("Your hand:")
+        nums = self.numbered(view)
+        marriage_suits = set()
+        n = 0
+        hand = sort_hand(view.hand, view.trump_suit)
+        for suit in suit_order(view.trump_suit):
+            cs = [c for c in hand if c // NUM_RANKS == suit]
+            if not cs:
+                continue
+            items = []
+            for c in cs:
+                n += 1
+                mark = ""
+                if nums[n - 1] >= FIRST_MARRIAGE:
+                    mark = self._style("*", _YELLOW)
+                    marriage_suits.add(suit)
+                items.append(f"{n:>2}) {self.name(c)}{mark}")
+            tag = "  (trumps)" if suit == view.trump_suit else ""
+            sym = SUIT_NAMES[suit][0].upper() if self.ascii else SUIT_SYMBOLS[suit]
+            self.write(f"  {sym}  " + "  ".join(items) + tag)
+        for suit in sorted(marriage_suits):
+            pts = 40 if suit == view.trump_suit else 20
+            self.write(
+                f"  * marriage: leading the king or queen of {SUIT_NAMES[suit]} declares {pts}"
+            )
+        legal_cards = [m.card for m in moves(view) if m.card is not None]
+        if len(legal_cards) < len(hand):
+            self.write(
+                "  You may play only: "
+                + " ".join(self.name(c) for c in sort_hand(legal_cards, view.trump_suit))
+                + f"  ({self.strict_reason(view)})"
+            )
+        specials = []
+        for i, a in enumerate(nums[len(hand):], start=len(hand) + 1):
+            if a == EXCHANGE:
+                nine = card(view.trump_suit, NINE)
+                specials.append(
+                    f"{i}) exchange your {self.name(nine)} for the {self.name(view.trump_card)}"
+                )
+            else:
+                specials.append(f"{i}) close the stock")
+        if specials:
+            self.write("Also possible: " + "   ".join(specials))
+
+    def points_text(self, view: PlayerView) -> str:
+        cp, mp = view.card_points[HUMAN], view.marriage_points[HUMAN]
+        if mp:
+            return f"{view.points(HUMAN)} ({cp} in cards + {mp} in marriages)"
+        return str(cp)
+
+    def stock_line(self, view: PlayerView) -> str:
+        if view.closed_by is not None:
+            by = "you" if view.closed_by == HUMAN else "the computer"
+            return (
+                f"Stock: closed by {by} ({view.stock_size} cards; the trump card "
+                f"was {self.name(view.trump_card)}). Follow suit, or trump if you cannot."
+            )
+        if view.stock_left == 0:
+            return "Stock: used up. Follow suit, or trump if you cannot."
+        return (
+            f"Stock: {view.stock_size} cards; under it, face up: {self.name(view.trump_card)}"
+        )
+
+    def strict_reason(self, view: PlayerView) -> str:
+        lead = view.lead_card
+        if lead is None:
+            return "strict play"
+        ls = lead // NUM_RANKS
+        if any(c // NUM_RANKS == ls for c in _cards(view.hand)):
+            if view.rules.must_beat_in_suit:
+                return "follow suit, and beat the card led if you can"
+            return "you must follow suit"
+        return "you have none of the suit led: you must trump"
+
+    def show_hand_over(self) -> None:
+        s = self.session
+        view = s.view()
+        res = view.result
+        you_hand, comp_hand = s.revealed_hands()
+        self.write()
+        self.write(self._style(f"=== Hand {s.hand_number} is over ===", _BOLD))
+        self.write(result_headline(res))
+        self.write(explain_result(res))
+        self.write(f"  You:          {points_breakdown(res, HUMAN)}")
+        self.write(f"  The computer: {points_breakdown(res, COMPUTER)}")
+        if you_hand or comp_hand:
+            self.write("Cards left in the hands:")
+            self.write(f"  You:          {self.cards_text(you_hand, view.trump_suit)}")
+            self.write(f"  The computer: {self.cards_text(comp_hand, view.trump_suit)}")
+        you, comp = s.score
+        if s.is_over():
+            if s.winner == HUMAN:
+                self.write(self._style(f"You win the match {you} - {comp}!", _BOLD))
+            else:
+                self.write(self._style(f"The computer wins the match {comp} - {you}.", _BOLD))
+        else:
+            self.write(
+                f"Match: you {you} - {comp} the computer (first to {s.rules.match_target})."
+            )
+
+    def cards_text(self, mask: int, trump_suit: int) -> str:
+        cs = sort_hand(mask, trump_suit)
+        return " ".join(self.name(c) for c in cs) if cs else "-"
+
+
+def _cards(mask: int) -> list[int]:
+    return [c for c in range(24) if mask >> c & 1]
+
+
+# -- the command ----------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--opponent",
+        metavar="NAME_OR_POLICY_FILE",
+        default=None,
+        help=f"the computer: an agent ({', '.join(agent_names())}) or an exported "
+        f"policy file (default: {default_opponent()})",
+    )
+    parser.add_argument(
+        "--rules", default="altmisalti", choices=sorted(PRESETS), help="rule preset"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="fix the deals and the computer's choices")
+    parser.add_argument(
+        "--deck",
+        default=None,
+        metavar="CODES",
+        help="deal the first hand from this deck (24 card codes, top card first; you lead)",
+    )
+    parser.add_argument(
+        "--ascii", action="store_true", help="card codes (TH) instead of suit symbols (10\u2665)"
+    )
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="colored output"
+    )
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    try:
+        session = GameSession(
+            opponent=args.opponent, rules=args.rules, seed=args.seed, deck=args.deck
+        )
+    except (ValueError, TypeError, OSError) as e:
+        print(f"sixtysix play: {e}", file=sys.stderr)
+        return 2
+    if args.color == "auto":
+        color = hasattr(stdout, "isatty") and stdout.isatty() and not os.environ.get("NO_COLOR")
+    else:
+        color = args.color == "always"
+    ascii_only = args.ascii or not _can_encode(stdout, "\u2660\u2665\u2666\u2663")
+    game = TerminalGame(session, stdin, stdout, ascii=ascii_only, color=color)
+    try:
+        return game.run()
+    except KeyboardInterrupt:
+        stdout.write("\n")
+        return game.goodbye()
+
+
+def _can_encode(stream: TextIO, text: str) -> bool:
+    enc = getattr(stream, "encoding", None)
+    if not enc:
+        return True  # a StringIO or similar holds any text
+    try:
+        text.encode(enc)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

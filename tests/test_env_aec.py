@@ -97,13 +97,13 @@ def test_metadata_and_spaces():
 
 @pytest.mark.parametrize("rules", sorted(PRESETS))
 def test_mask_is_the_engines_legal_actions_every_step(rules):
-    """Hundreds of random hands per preset: the mask is the engine's legal actions for
+    """A thousand random hands per preset: the mask is the engine's legal actions for
     the seat to act (never empty), all zeros for the other seat; the observation is
     the encoding of the player's view; exchange and close keep the turn."""
     env = sixtysix_v0.raw_env(rules=rules)
     rng = random.Random(len(rules))
     steps = exchanges = closes = 0
-    for game in range(700):
+    for game in range(1000):
         env.reset(seed=game)
         while env.agents:
             agent = env.agent_selection

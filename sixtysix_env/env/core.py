@@ -30,9 +30,23 @@ AGENTS = ("player_0", "player_1")
 WORST_HAND_LOSS = 3
 
 
+class ActionSpace(spaces.Discrete):
+    """``Discrete(34)`` whose membership test answers plain ints without numpy.
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` asks ``contains`` on every
+    step; ``Discrete.contains`` spends microseconds converting to numpy.
+    Everything else (sampling, seeding, equality) is ``Discrete``'s.
+    """
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return 0 <= x < NUM_ACTIONS
+        return super().contains(x)
+
+
 def make_spaces() -> tuple[spaces.Discrete, spaces.Dict]:
     """The action space and the ``Dict`` observation space of both environments."""
-    action_space = spaces.Discrete(NUM_ACTIONS)
+    action_space = ActionSpace(NUM_ACTIONS)
     observation_space = spaces.Dict(
         {
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
@@ -88,6 +102,9 @@ def worst_loss(mode: str, target: int, weight: float) -> float:
     if mode == "hand":
         return float(WORST_HAND_LOSS)
     return 1.0 + weight * (target + WORST_HAND_LOSS - 1)
+
+
+SEATS = {a: i for i, a in enumerate(AGENTS)}
 
 
 def seat_of(agent) -> int:

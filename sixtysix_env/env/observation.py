@@ -144,27 +144,32 @@ _TRUMP_SUIT, _OPP_VOID, _MY_MAR, _OPP_MAR = 288, 292, 296, 300
 _FLAGS = 304  # my_turn ... hand_over are bits 304-317
 _STOCK = 318
 
-_RULES_CACHE: dict[RuleConfig, tuple[float, ...]] = {}
+# Keyed by id: hashing a RuleConfig (a dataclass) costs more than the rest of a
+# lookup; the entry keeps its config alive and is checked by identity.
+_RULES_CACHE: dict[int, tuple[RuleConfig, tuple[float, ...]]] = {}
 
 
 def _rules_part(rules: RuleConfig) -> tuple[float, ...]:
-    part = _RULES_CACHE.get(rules)
-    if part is None:
-        pen = [0.0, 0.0, 0.0]
-        pen[FAILED_CLOSE_PENALTIES.index(rules.failed_close_penalty)] = 1.0
-        part = (
-            float(rules.must_beat_in_suit),
-            float(rules.marriage_after_close),
-            float(rules.close_on_first_lead),
-            rules.min_stock_to_close / 11,
-            rules.min_stock_to_exchange / 11,
-            *pen,
-            float(rules.opponent_totals_at == "close"),
-            float(rules.tie_rule == "carry-over"),
-            rules.going_out / 200,
-            rules.last_trick_bonus / 100,
-        )
-        _RULES_CACHE[rules] = part
+    entry = _RULES_CACHE.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    pen = [0.0, 0.0, 0.0]
+    pen[FAILED_CLOSE_PENALTIES.index(rules.failed_close_penalty)] = 1.0
+    part = (
+        float(rules.must_beat_in_suit),
+        float(rules.marriage_after_close),
+        float(rules.close_on_first_lead),
+        rules.min_stock_to_close / 11,
+        rules.min_stock_to_exchange / 11,
+        *pen,
+        float(rules.opponent_totals_at == "close"),
+        float(rules.tie_rule == "carry-over"),
+        rules.going_out / 200,
+        rules.last_trick_bonus / 100,
+    )
+    if len(_RULES_CACHE) > 1000:
+        _RULES_CACHE.clear()
+    _RULES_CACHE[id(rules)] = (rules, part)
     return part
 
 

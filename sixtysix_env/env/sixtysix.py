@@ -12,7 +12,7 @@ from pettingzoo.utils import wrappers
 
 from ..rules import RuleConfig
 from ..view import player_view
-from .core import AGENTS, Table, check_options, make_spaces, seat_of, worst_loss
+from .core import AGENTS, SEATS, Table, check_options, make_spaces, seat_of, worst_loss
 from .observation import _encode
 
 
@@ -173,7 +173,9 @@ class raw_env(AECEnv):
 
         A repeated call in the same step returns copies, so no two calls share arrays.
         """
-        seat = 0 if agent == "player_0" else seat_of(agent)
+        seat = SEATS.get(agent)
+        if seat is None:
+            seat_of(agent)  # raises, naming the agents
         cached = self._obs[seat]
         if cached is None:
             cached = self._obs[seat] = _encode(player_view(self._table.state, seat))

@@ -55,7 +55,7 @@ def aec_steps_per_second(env, seconds: float, seed: int) -> float:
     deadline = start + seconds
     while True:
         for agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
+            obs, _reward, termination, truncation, _info = env.last()
             if termination or truncation:
                 action = None
             else:
@@ -77,7 +77,7 @@ def single_agent_steps_per_second(env, seconds: float, seed: int) -> float:
     deadline = start + seconds
     while True:
         action = rng.choice(flatnonzero(obs["action_mask"]).tolist())
-        obs, reward, terminated, truncated, info = env.step(action)
+        obs, _reward, terminated, truncated, _info = env.step(action)
         steps += 1
         if terminated or truncated:
             if time.perf_counter() >= deadline:
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pin", action="store_true", help="do not pin the process to one core")
     args = parser.parse_args(argv)
     if not args.no_pin and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
     leduc, why = (None, "skipped (--no-peer)") if args.no_peer else leduc_factory()
     runs = {
@@ -126,9 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if leduc is not None:
         from pettingzoo.classic import leduc_holdem_v4
 
-        runs["leduc_holdem_v4.env()"] = lambda s: aec_steps_per_second(
-            leduc(), args.seconds, s
-        )
+        runs["leduc_holdem_v4.env()"] = lambda s: aec_steps_per_second(leduc(), args.seconds, s)
         runs["leduc_holdem_v4.raw_env()"] = lambda s: aec_steps_per_second(
             leduc_holdem_v4.raw_env(), args.seconds, s
         )
@@ -151,7 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     if leduc is None:
         print(
             "  leduc_holdem_v4.env()        not measured: "
-            + (why if args.no_peer else f"it needs rlcard and pygame (pip install rlcard pygame); {why}")
+            + (
+                why
+                if args.no_peer
+                else f"it needs rlcard and pygame (pip install rlcard pygame); {why}"
+            )
         )
     else:
         ratio = median["sixtysix_v0.env()"] / median["leduc_holdem_v4.env()"]

@@ -177,13 +177,37 @@ Unknown values raise `ValueError` naming the allowed ones.
 dealer; in a match, the first dealer), so a fixed policy replays a whole
 episode exactly; `reset()` without a seed continues the same generator.
 
+`raw_env` also exposes `game_state` (the engine's full `State` of the
+current hand, hidden cards included: for tests and debugging, never for an
+agent) and `match` (the engine's `Match` in match mode).
+
 ## Single-agent Gymnasium environment
 
 `gymnasium.make("SixtySix-v0", opponent="random")` (after `import
 sixtysix_env`) gives `sixtysix_env.env.single_agent.SixtySixEnv`: the learner
-plays a seat drawn each episode against an opponent that moves inside
-`step`; same observation dict, plus `action_masks()` for sb3-contrib's
-`MaskablePPO`.
+plays a seat drawn each episode (from the seeded generator) against an
+opponent that moves inside `step`, from its own player view and a
+`random.Random` derived from the seed. Same observation dict and rewards
+(from the learner's side), plus `action_masks()` (booleans) for
+sb3-contrib's `MaskablePPO`; `info` of `reset` names the learner's seat.
+
+| keyword          | values                                                    | default    |
+|------------------|-----------------------------------------------------------|------------|
+| `opponent`       | an agent name for `sixtysix_env.agents.make_agent`, or any object with `act(view, rng)` | `"random"` |
+| `learner_seat`   | `None` (drawn each episode), `0` or `1`                   | `None`     |
+| `illegal_action` | `"raise"` (raise `IllegalActionError`) or `"lose"` (end the episode with `illegal_reward`, as Gymnasium's `check_env` expects of any action in the space) | `"raise"` |
+| `illegal_reward` | with `"lose"`: a number <= minus the worst loss           | see above  |
+| `render_view`    | `"table"` (both hands) or `"learner"` (the learner's view) | `"table"` |
+| `rules`, `mode`, `hand_rewards`, `render_mode` | as above                     |            |
+
+```python
+import gymnasium
+import sixtysix_env  # registers SixtySix-v0
+from sb3_contrib import MaskablePPO
+
+env = gymnasium.make("SixtySix-v0", opponent="random")
+model = MaskablePPO("MultiInputPolicy", env).learn(10_000)
+```
 
 ## Version history
 

@@ -32,7 +32,7 @@ def play_out(env, rng: random.Random) -> int:
     """Play random legal (mask-sampled) moves to the end; returns the steps taken."""
     steps = 0
     for _ in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
+        obs, _reward, term, trunc, _info = env.last()
         if term or trunc:
             action = None
         else:
@@ -139,7 +139,7 @@ def test_hand_rewards_are_zero_sum_game_points(rules):
         returns = dict.fromkeys(AGENTS, 0.0)
         result = None
         for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
+            obs, reward, term, trunc, _info = env.last()
             returns[agent] += reward
             if term or trunc:
                 result = env.unwrapped.game_state.result
@@ -165,7 +165,7 @@ def test_match_ends_exactly_at_the_target(rules, weight):
         returns = dict.fromkeys(AGENTS, 0.0)
         hands = 0
         for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
+            obs, reward, term, trunc, _info = env.last()
             returns[agent] += reward
             if term or trunc:
                 env.step(None)
@@ -350,7 +350,7 @@ def test_env_terminates_an_illegal_move_with_the_penalty(kwargs, penalty):
     assert all(env.terminations.values())
     rewards = {}
     for agent in env.agent_iter():
-        _, reward, term, trunc, _ = env.last()
+        _, reward, _term, _trunc, _ = env.last()
         rewards[agent] = reward
         env.step(None)
     assert rewards[offender] == penalty

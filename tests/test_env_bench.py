@@ -11,8 +11,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def run_bench(*extra: str) -> str:
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benchmarks", "bench_env.py"), "--seconds", "0.05",
-         "--rounds", "1", "--no-pin", *extra],
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "bench_env.py"),
+            "--seconds",
+            "0.05",
+            "--rounds",
+            "1",
+            "--no-pin",
+            *extra,
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -70,7 +70,7 @@ def positions():
 
 def _doc_rows(doc: str, pattern: str) -> list[tuple[int, int, str]]:
     rows = []
-    for m in re.finditer(pattern, doc, re.M):
+    for m in re.finditer(pattern, doc, re.MULTILINE):
         first = int(m.group(1))
         last = int(m.group(2)) if m.group(2) else first
         rows.append((first, last, m.group(3)))
@@ -131,7 +131,7 @@ def test_fields_read_back(positions):
             view = player_view(state, seat)
             f = ob.describe(encode_view(view))
 
-            def plane(name):
+            def plane(name, f=f):
                 return sum(1 << i for i, x in enumerate(f[name]) if x)
 
             assert plane("hand") == view.hand
@@ -216,54 +216,70 @@ def _changes(view):
     """(item, replacement fields) for each item the player may know; None = not applicable."""
     s, o = view.seat, 1 - view.seat
     unseen = view.unseen()
-    two = lambda pair, i, val: tuple(val if j == i else pair[j] for j in (0, 1))  # noqa: E731
-    yield "hand", (dict(hand=_swap_card(view.hand, unseen)) if view.hand and unseen else None)
-    yield "trump_suit", dict(trump_suit=(view.trump_suit + 1) % 4)
-    yield "trump_card", (
-        dict(trump_card=(view.trump_card + 1) % 24) if view.stock_left else None
+
+    def two(pair, i, val):
+        return tuple(val if j == i else pair[j] for j in (0, 1))
+
+    yield "hand", ({"hand": _swap_card(view.hand, unseen)} if view.hand and unseen else None)
+    yield "trump_suit", {"trump_suit": (view.trump_suit + 1) % 4}
+    yield "trump_card", ({"trump_card": (view.trump_card + 1) % 24} if view.stock_left else None)
+    yield "lead_card", {"lead_card": None if view.lead_card is not None else 5}
+    yield "my_played", {"played": two(view.played, s, view.played[s] ^ 1 << 7)}
+    yield "opp_played", {"played": two(view.played, o, view.played[o] ^ 1 << 7)}
+    yield "opp_known", {"opponent_known": view.opponent_known ^ 1 << 3}
+    yield "opp_excluded", {"opponent_excluded": view.opponent_excluded ^ 1 << 3}
+    yield "own_known", {"own_known": view.own_known ^ 1 << 3}
+    yield "own_excluded", {"own_excluded": view.own_excluded ^ 1 << 3}
+    yield "stock_left", {"stock_left": (view.stock_left + 2) % 12}
+    yield "closed_by", {"closed_by": o if view.closed_by is None else None}
+    yield (
+        "closed_by_who",
+        ({"closed_by": 1 - view.closed_by} if view.closed_by is not None else None),
     )
-    yield "lead_card", dict(lead_card=None if view.lead_card is not None else 5)
-    yield "my_played", dict(played=two(view.played, s, view.played[s] ^ 1 << 7))
-    yield "opp_played", dict(played=two(view.played, o, view.played[o] ^ 1 << 7))
-    yield "opp_known", dict(opponent_known=view.opponent_known ^ 1 << 3)
-    yield "opp_excluded", dict(opponent_excluded=view.opponent_excluded ^ 1 << 3)
-    yield "own_known", dict(own_known=view.own_known ^ 1 << 3)
-    yield "own_excluded", dict(own_excluded=view.own_excluded ^ 1 << 3)
-    yield "stock_left", dict(stock_left=(view.stock_left + 2) % 12)
-    yield "closed_by", dict(closed_by=o if view.closed_by is None else None)
-    yield "closed_by_who", (dict(closed_by=1 - view.closed_by) if view.closed_by is not None else None)
-    yield "my_tricks", dict(tricks_won=two(view.tricks_won, s, view.tricks_won[s] + 1))
-    yield "opp_tricks", dict(tricks_won=two(view.tricks_won, o, view.tricks_won[o] + 1))
-    yield "my_card_points", dict(card_points=two(view.card_points, s, view.card_points[s] + 2))
-    yield "opp_card_points", dict(card_points=two(view.card_points, o, view.card_points[o] + 2))
-    yield "my_marriage", dict(marriage_points=two(view.marriage_points, s, view.marriage_points[s] + 20))
-    yield "opp_marriage", dict(marriage_points=two(view.marriage_points, o, view.marriage_points[o] + 20))
-    yield "my_score", dict(match_score=two(view.match_score, s, (view.match_score[s] + 1) % 7))
-    yield "opp_score", dict(match_score=two(view.match_score, o, (view.match_score[o] + 1) % 7))
-    yield "dealer", dict(dealer=1 - view.dealer)
-    yield "leader", dict(leader=1 - view.leader)
-    yield "to_move", dict(to_move=o if view.to_move == s else s)
-    yield "just_closed", dict(just_closed=not view.just_closed)
+    yield "my_tricks", {"tricks_won": two(view.tricks_won, s, view.tricks_won[s] + 1)}
+    yield "opp_tricks", {"tricks_won": two(view.tricks_won, o, view.tricks_won[o] + 1)}
+    yield "my_card_points", {"card_points": two(view.card_points, s, view.card_points[s] + 2)}
+    yield "opp_card_points", {"card_points": two(view.card_points, o, view.card_points[o] + 2)}
+    yield (
+        "my_marriage",
+        {"marriage_points": two(view.marriage_points, s, view.marriage_points[s] + 20)},
+    )
+    yield (
+        "opp_marriage",
+        {"marriage_points": two(view.marriage_points, o, view.marriage_points[o] + 20)},
+    )
+    yield "my_score", {"match_score": two(view.match_score, s, (view.match_score[s] + 1) % 7)}
+    yield "opp_score", {"match_score": two(view.match_score, o, (view.match_score[o] + 1) % 7)}
+    yield "dealer", {"dealer": 1 - view.dealer}
+    yield "leader", {"leader": 1 - view.leader}
+    yield "to_move", {"to_move": o if view.to_move == s else s}
+    yield "just_closed", {"just_closed": not view.just_closed}
     ci = view.close_info
     # (None means "not closed", which the closed flags already show.)
-    yield "close_card_points", dict(close_info=(ci[0] + 2, ci[1], ci[2]) if ci else (30, 0, 0))
-    yield "close_marriage_points", dict(close_info=(ci[0], ci[1] + 20, ci[2]) if ci else (0, 20, 0))
-    yield "close_tricks", dict(close_info=(ci[0], ci[1], 1 - min(ci[2], 1)) if ci else (0, 0, 1))
-    yield "opponent_hand_size", dict(opponent_hand_size=(view.opponent_hand_size + 1) % 7)
-    yield "trick_winner", (
-        dict(events=_flip_trick_winner(view.events)) if _flip_trick_winner(view.events) else None
+    yield "close_card_points", {"close_info": (ci[0] + 2, ci[1], ci[2]) if ci else (30, 0, 0)}
+    yield "close_marriage_points", {"close_info": (ci[0], ci[1] + 20, ci[2]) if ci else (0, 20, 0)}
+    yield "close_tricks", {"close_info": (ci[0], ci[1], 1 - min(ci[2], 1)) if ci else (0, 0, 1)}
+    yield "opponent_hand_size", {"opponent_hand_size": (view.opponent_hand_size + 1) % 7}
+    yield (
+        "trick_winner",
+        ({"events": _flip_trick_winner(view.events)} if _flip_trick_winner(view.events) else None),
     )
     for who, side in (("my", s), ("opp", o)):
         married = {e.suit for e in view.marriages() if e.seat == side}
         free = [suit for suit in range(4) if suit not in married]
-        yield who + "_marriage_event", dict(
-            events=view.events + (Marriage(side, free[0], 20, 6 * free[0] + 2, 6 * free[0] + 3),)
+        yield (
+            who + "_marriage_event",
+            {
+                "events": view.events
+                + (Marriage(side, free[0], 20, 6 * free[0] + 2, 6 * free[0] + 3),)
+            },
         )
         exchanged = any(e.seat == side for e in view.exchanges())
-        yield who + "_exchange_event", (
-            None if exchanged else dict(events=view.events + (Exchange(side, 20, 18),))
+        yield (
+            who + "_exchange_event",
+            (None if exchanged else {"events": view.events + (Exchange(side, 20, 18),)}),
         )
-    yield "hand_over", dict(result=None if view.result is not None else object())
+    yield "hand_over", {"result": None if view.result is not None else object()}
     for switch, value in [
         ("must_beat_in_suit", not view.rules.must_beat_in_suit),
         ("marriage_after_close", not view.rules.marriage_after_close),
@@ -276,7 +292,7 @@ def _changes(view):
         ("going_out", view.rules.going_out + 1),
         ("last_trick_bonus", view.rules.last_trick_bonus + 1),
     ]:
-        yield "rules." + switch, dict(rules=view.rules.replace(**{switch: value}))
+        yield "rules." + switch, {"rules": view.rules.replace(**{switch: value})}
 
 
 def test_each_knowable_item_changes_the_observation(positions):

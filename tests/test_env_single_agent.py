@@ -115,7 +115,7 @@ def test_episodes_mask_rewards_and_opponent(rules):
             assert sum(1 << int(a) for a in np.flatnonzero(mask)) == state.legal_mask()
             view = player_view(state, seat)
             assert obs["observation"].tobytes() == encode_view(view).tobytes()
-            obs, reward, term, trunc, info = env.step(masked_random(obs, rng))
+            obs, reward, term, _trunc, info = env.step(masked_random(obs, rng))
             total += reward
             if term:
                 break
@@ -140,7 +140,7 @@ def test_learner_seat_can_be_fixed():
 def test_match_mode_episode():
     env = SixtySixEnv(mode="match", hand_rewards=0.1)
     for seed in range(3):
-        total, steps, _, info = run_episode(env, seed=seed)
+        total, steps, _, _info = run_episode(env, seed=seed)
         match = env._table.match
         assert match.is_over()
         seat = env.seat
@@ -203,7 +203,7 @@ def test_render_and_pickle():
     o1, o2 = obs, obs
     for _ in range(8):
         o1, r1, t1, *_ = env.step(masked_random(o1, rng1))
-        o2, r2, t2, *_ = clone.step(masked_random(o2, rng2))
+        o2, r2, _t2, *_ = clone.step(masked_random(o2, rng2))
         assert o1["observation"].tobytes() == o2["observation"].tobytes() and r1 == r2
         if t1:
             break

@@ -79,7 +79,8 @@ class SixtySixEnv(gymnasium.Env):
             )
         if render_view not in RENDER_VIEWS:
             raise ValueError(
-                f"unknown render_view {render_view!r}; allowed: " + ", ".join(map(repr, RENDER_VIEWS))
+                f"unknown render_view {render_view!r}; allowed: "
+                + ", ".join(map(repr, RENDER_VIEWS))
             )
         worst = worst_loss(mode, config.match_target, weight)
         if illegal_reward is None:

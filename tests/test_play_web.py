@@ -225,6 +225,9 @@ def test_malformed_and_illegal_requests_change_nothing():
         r = client.post("/api/games", json=body)
         assert r.status_code == status and "error" in r.get_json(), body
     assert client.post("/api/games", data="[]", content_type="application/json").status_code == 400
+    huge = {"action": "AC", "pad": "x" * 100_000}
+    r = client.post(f"{url}/act", json=huge)
+    assert r.status_code == 413 and r.is_json
     assert len(app.config["GAMES"]) == 1
 
     # A legal move works after all that.

@@ -122,9 +122,9 @@ def sort_hand(cards: int | Sequence[int], trump_suit: int) -> list[int]:
 def parse_card_text(text: str) -> int:
     """A card from a code (``QH``, ``10h``) or a label with a suit symbol (``10♥``)."""
     t = text.strip()
-    for sym, letter in zip("\u2663\u2666\u2665\u2660", SUITS):
+    for sym, letter in zip("\u2663\u2666\u2665\u2660", SUITS, strict=True):
         t = t.replace(sym, letter)
-    for sym, letter in zip("\u2667\u2662\u2661\u2664", SUITS):  # white suit symbols
+    for sym, letter in zip("\u2667\u2662\u2661\u2664", SUITS, strict=True):  # white suit symbols
         t = t.replace(sym, letter)
     return parse_card(t)
 

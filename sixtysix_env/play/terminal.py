@@ -377,7 +377,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules", default="altmisalti", choices=sorted(PRESETS), help="rule preset"
     )
-    parser.add_argument("--seed", type=int, default=None, help="fix the deals and the computer's choices")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="fix the deals and the computer's choices"
+    )
     parser.add_argument(
         "--deck",
         default=None,
@@ -399,7 +401,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         session = GameSession(
             opponent=args.opponent, rules=args.rules, seed=args.seed, deck=args.deck
         )
-    except (ValueError, TypeError, OSError) as e:
+    except Exception as e:  # noqa: BLE001 - an unknown agent, a broken policy file, ...
         print(f"sixtysix play: {e}", file=sys.stderr)
         return 2
     if args.color == "auto":

@@ -308,6 +308,7 @@ def create_app(
     request.
     """
     app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = 16 * 1024  # a move is a few bytes
     store = GameStore(max_games=max_games)
     choices = list(dict.fromkeys([*opponents, *agent_names()]))
     default_name = default or (opponents[0] if opponents else default_opponent())
@@ -402,15 +403,17 @@ def create_app(
         opponent = data.get("opponent", default_name)
         rules = data.get("rules", "altmisalti")
         if not isinstance(opponent, str) or opponent not in choices:
-            raise ApiError(400, f"unknown opponent {opponent!r}; choose one of: {', '.join(choices)}")
+            raise ApiError(
+                400, f"unknown opponent {opponent!r}; choose one of: {', '.join(choices)}"
+            )
         if not isinstance(rules, str) or rules not in PRESETS:
             raise ApiError(
                 400, f"unknown rules {rules!r}; choose one of: {', '.join(sorted(PRESETS))}"
             )
         try:
             session = GameSession(opponent=opponent, rules=rules, seed=next_seed(), deck=deck)
-        except (ValueError, TypeError, OSError) as e:
-            raise ApiError(400, f"cannot start a match against {opponent!r}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
+            raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
         steps = session.start()
         gid = store.add(session)
         resp = jsonify(game_json(gid, session, steps))
@@ -515,10 +518,17 @@ def _is_loopback(host: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
+    if not (STATIC / "index.html").is_file():
+        print(
+            f"sixtysix serve: the page's files are missing from this installation ({STATIC}); "
+            "reinstall the package with its package data",
+            file=sys.stderr,
+        )
+        return 2
     for spec in args.opponent:  # fail now, not on the first match
         try:
             GameSession(opponent=spec, seed=0)
-        except (ValueError, TypeError, OSError) as e:
+        except Exception as e:  # noqa: BLE001 - a policy file may fail in many ways
             print(f"sixtysix serve: opponent {spec!r}: {e}", file=sys.stderr)
             return 2
     if args.deck is not None:

@@ -91,8 +91,9 @@
       corner.append(el("span", r === "T" ? "rank-ten" : "", rankText(r)), suitIcon(s));
       c.append(corner);
     }
-    if (r === "A") {
-      const a = el("div", "ace");
+    if (r === "A" || (small && PIPS[r])) {
+      // Small cards keep one symbol in the middle: nine or ten pips would crowd them.
+      const a = el("div", r === "A" ? "ace" : "ace plain");
       a.append(suitIcon(s));
       c.append(a);
     } else if (PIPS[r]) {
@@ -382,8 +383,8 @@
     } else {
       title.textContent = res.headline;
     }
-    title.classList.toggle("lost", res.winner === "computer");
-    $("summary-explain").textContent = res.explain;
+    title.classList.toggle("lost", m.over ? m.winner === "computer" : res.winner === "computer");
+    $("summary-explain").textContent = m.over ? `${res.headline} ${res.explain}` : res.explain;
     for (const side of ["you", "computer"]) {
       $(`sum-${side}-cards`).textContent = res.card_points[side];
       const mp = res.marriage_points[side];

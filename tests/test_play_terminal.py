@@ -77,6 +77,7 @@ def test_marriage_exchange_and_table_on_a_fixed_deck():
     assert "1) 9D" in first and "6) AC  (trumps)" in first
     assert "7) close the stock" in first and "exchange" not in first.split("Your hand:")[1]
     assert "You win the trick" in after_trick
+    assert "You draw 9C." in after_trick  # the top of the stock
     table2 = after_trick.split("Your move>")[0]
     assert "QH*" in table2 and "KH*" in table2
     assert "* marriage: leading the king or queen of hearts declares 20" in table2
@@ -143,7 +144,8 @@ def test_run_with_arguments_and_bad_opponent(capsys):
 
     bad = parser.parse_args(["--opponent", "no-such-agent"])
     assert terminal.run(bad, io.StringIO(""), io.StringIO()) == 2
-    assert "unknown agent 'no-such-agent'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("sixtysix play:") and "no-such-agent" in err
 
 
 def test_command_line_entry_point():

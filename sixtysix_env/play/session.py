@@ -466,6 +466,9 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
         if t is not None:
             pts = CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
             out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({pts} points).")
+            drawn = cards_of(after.hand & ~before.hand)
+            if drawn:
+                out.append(f"You draw {name(drawn[0])}.")
     if after.result is not None and before.result is None:
         out.append(explain_result(after.result))
     return out

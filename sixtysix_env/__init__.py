@@ -27,7 +27,7 @@ from .engine import (
     Trick,
     deal_from_deck,
     new_hand,
-    play,
+    play_actions,
     random_deck,
 )
 from .errors import DeckError, IllegalActionError, RuleConfigError, SixtySixError
@@ -72,7 +72,7 @@ __all__ = [
     "new_hand",
     "parse_action",
     "parse_card",
-    "play",
+    "play_actions",
     "player_view",
     "random_deck",
     "render_state",

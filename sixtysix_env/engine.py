@@ -717,7 +717,7 @@ def new_hand(
     return _deal(random_deck(seed), dealer, rules, match_score)
 
 
-def play(state: State, actions: Iterable[int | str]) -> State:
+def play_actions(state: State, actions: Iterable[int | str]) -> State:
     """Apply a sequence of actions (ids or names)."""
     for a in actions:
         state = state.apply(a)

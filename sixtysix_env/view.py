@@ -175,7 +175,7 @@ def player_view(state: State, seat: int) -> PlayerView:
     else:
         opp_known, own_known = v[KNOWN + o] & opp_hand, v[KNOWN + seat] & own_hand
     terminal = state.result is not None
-    return PlayerView(
+    return _new_view(
         seat=seat,
         rules=state.rules,
         dealer=v[DEALER],
@@ -203,6 +203,15 @@ def player_view(state: State, seat: int) -> PlayerView:
         result=state.result,
         legal_mask=state.legal_mask() if not terminal and v[TO_MOVE] == seat else 0,
     )
+
+
+def _new_view(**fields) -> PlayerView:
+    # A frozen dataclass's __init__ sets each of its fields through
+    # object.__setattr__; filling __dict__ at once is several times faster.
+    # Every field is passed, so the result equals PlayerView(**fields).
+    view = object.__new__(PlayerView)
+    view.__dict__.update(fields)
+    return view
 
 
 def _rng(rng: random.Random | int | None) -> random.Random:

@@ -133,3 +133,32 @@ def test_engine_benchmark_smoke():
         capture_output=True, text=True, check=True, cwd=ROOT,
     ).stdout  # fmt: skip
     assert "actions/s" in out and "apply:" in out
+
+
+def test_player_view_sets_every_field():
+    """The fast view constructor fills exactly the dataclass's fields."""
+    import dataclasses
+
+    from sixtysix_env import PlayerView
+
+    s = new_hand(8).apply("close")
+    for seat in (0, 1):
+        view = player_view(s, seat)
+        names = {f.name for f in dataclasses.fields(PlayerView)}
+        assert set(vars(view)) == names
+        assert PlayerView(**{n: getattr(view, n) for n in names}) == view
+
+
+def test_package_names_are_not_shadowed_by_subpackages():
+    """Importing a subpackage must not replace a function of the same name."""
+    import importlib
+
+    import sixtysix_env
+
+    for sub in ("play", "env", "agents"):
+        try:
+            importlib.import_module(f"sixtysix_env.{sub}")
+        except ImportError:
+            continue
+    for name in sixtysix_env.__all__:
+        assert not isinstance(getattr(sixtysix_env, name), type(sixtysix_env)), name

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from sixtysix_env import deal_from_deck, parse_action, play, player_view
+from sixtysix_env import deal_from_deck, parse_action, play_actions, player_view
 from sixtysix_env.agents import make_agent
 from sixtysix_env.cards import card_code, parse_card
 from sixtysix_env.play.session import (
@@ -48,7 +48,7 @@ MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH 
     ],
 )
 def test_illegal_moves_are_explained(rules, actions, move, reason):
-    state = play(deal_from_deck(STRICT_DECK, dealer=1, rules=rules), actions)
+    state = play_actions(deal_from_deck(STRICT_DECK, dealer=1, rules=rules), actions)
     view = player_view(state, HUMAN)
     action = parse_action(move)
     assert not view.legal_mask >> action & 1
@@ -63,7 +63,7 @@ def test_hand_sorted_by_suit_trumps_last():
 
 
 def test_playing_king_or_queen_declares_when_possible():
-    state = play(deal_from_deck(MARRIAGE_DECK, dealer=1), ["AC", "JD"])
+    state = play_actions(deal_from_deck(MARRIAGE_DECK, dealer=1), ["AC", "JD"])
     view = player_view(state, HUMAN)
     assert card_for_move(view, parse_card("KH")) == parse_action("marry-KH")
     kinds = {m.name: m.kind for m in moves(view)}

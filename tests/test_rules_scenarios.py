@@ -29,7 +29,7 @@ from sixtysix_env import (
     make_rules,
     parse_action,
     parse_card,
-    play,
+    play_actions,
     player_view,
 )
 from sixtysix_env.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
@@ -67,7 +67,7 @@ def deal(
 
 
 def run(state, actions: str):
-    return play(state, actions.split())
+    return play_actions(state, actions.split())
 
 
 def names(actions) -> set[str]:

@@ -1,0 +1,351 @@
+"""Exported policies: a trained network that plays with numpy alone.
+
+A policy file is a ``.npz`` archive (read with ``allow_pickle=False``, so a
+crafted file can run no code) holding:
+
+==================  ==========================================================
+array               meaning
+==================  ==========================================================
+``metadata``        uint8: UTF-8 JSON record (see below)
+``layer{i}_weight`` float32 ``(inputs, outputs)`` of dense layer ``i``
+``layer{i}_bias``   float32 ``(outputs,)``
+==================  ==========================================================
+
+The layers form a multi-layer perceptron: the observation vector of
+:func:`sixtysix_env.env.observation.encode_view` goes in, every layer but the
+last is followed by the activation, and the last one gives one logit per
+action id. Illegal actions are masked out before the argmax or the softmax.
+
+The metadata record holds ``format`` (``"sixtysix-policy"``),
+``format_version``, ``obs_version``, ``obs_size``, ``num_actions``,
+``rules`` (the rule switches it was trained under), ``architecture``
+(``hidden``, ``activation``, ``layers`` as ``[inputs, outputs]`` pairs),
+``training`` (algorithm, config, steps, wall time), ``evaluation`` (figures
+measured at export) and ``sha256``, a checksum over every array but the
+metadata. Loading checks all of it and refuses, with a message naming what
+was expected, a file for another observation version, a malformed file or
+one whose weights no longer match their checksum.
+
+    from sixtysix_env.policy import load_policy
+    agent = load_policy("checkpoints/sixtysix-ppo.npz")           # argmax
+    agent = load_policy("checkpoints/sixtysix-ppo.npz", deterministic=False)  # sampling
+
+``make_agent("path/to/file.npz")`` (and so ``sixtysix eval``, the
+environments' ``opponent=`` and play against a person) loads files this way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import zipfile
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .actions import NUM_ACTIONS
+from .env.observation import OBS_SIZE, OBS_VERSION, check_obs_version, encode_view
+from .errors import SixtySixError
+from .view import PlayerView
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ACTIVATIONS",
+    "PolicyFileError",
+    "PolicyNetwork",
+    "PolicyAgent",
+    "save_policy",
+    "read_policy",
+    "load_policy",
+]
+
+FORMAT = "sixtysix-policy"
+FORMAT_VERSION = 1
+ACTIVATIONS = ("tanh", "relu")
+METADATA_KEY = "metadata"
+
+_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
+
+
+class PolicyFileError(SixtySixError, ValueError):
+    """A policy file that cannot be used: unreadable, malformed, modified or mismatched."""
+
+
+def _layer_keys(i: int) -> tuple[str, str]:
+    return f"layer{i}_weight", f"layer{i}_bias"
+
+
+def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every array's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        if key == METADATA_KEY:
+            continue
+        a = np.ascontiguousarray(arrays[key])
+        h.update(key.encode())
+        h.update(str(a.dtype).encode())
+        h.update(repr(tuple(a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class PolicyNetwork:
+    """The dense layers of a policy: observation vectors in, action logits out."""
+
+    def __init__(
+        self,
+        weights: Sequence[np.ndarray],
+        biases: Sequence[np.ndarray],
+        activation: str,
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+        if len(weights) != len(biases) or not weights:
+            raise ValueError("a policy network needs one bias per weight matrix, and at least one layer")
+        self.weights = tuple(np.ascontiguousarray(w, dtype=np.float32) for w in weights)
+        self.biases = tuple(np.ascontiguousarray(b, dtype=np.float32) for b in biases)
+        self.activation = activation
+
+    @property
+    def hidden(self) -> list[int]:
+        return [int(w.shape[1]) for w in self.weights[:-1]]
+
+    @property
+    def layers(self) -> list[list[int]]:
+        return [[int(w.shape[0]), int(w.shape[1])] for w in self.weights]
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Action logits (float32) for one observation ``(OBS_SIZE,)`` or a batch ``(n, OBS_SIZE)``."""
+        x = np.asarray(obs, dtype=np.float32)
+        last = len(self.weights) - 1
+        relu = self.activation == "relu"
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w
+            x += b
+            if i < last:
+                if relu:
+                    np.maximum(x, 0.0, out=x)
+                else:
+                    np.tanh(x, out=x)
+        return x
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities with the illegal actions (``mask`` false/0) at exactly 0."""
+        logits = self.logits(obs).astype(np.float64)
+        legal = np.asarray(mask).astype(bool)
+        if not legal.any(axis=-1).all():
+            raise ValueError("an action mask with no legal action")
+        logits = np.where(legal, logits, -np.inf)
+        logits -= logits.max(axis=-1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=-1, keepdims=True)
+        return p
+
+    def n_parameters(self) -> int:
+        return int(sum(w.size + b.size for w, b in zip(self.weights, self.biases)))
+
+
+def _mask_of(view: PlayerView) -> np.ndarray:
+    return ((np.int64(view.legal_mask) >> _ACTION_BITS) & 1).astype(bool)
+
+
+class PolicyAgent:
+    """An exported policy as an agent: argmax over legal actions, or sampling with ``rng``."""
+
+    def __init__(
+        self,
+        network: PolicyNetwork,
+        metadata: Mapping[str, Any] | None = None,
+        deterministic: bool = True,
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(deterministic, bool):
+            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+        self.network = network
+        self.metadata = dict(metadata or {})
+        self.deterministic = deterministic
+        self.name = name or str(self.metadata.get("name") or "policy")
+
+    def action_probabilities(self, view: PlayerView) -> np.ndarray:
+        """Probabilities over all 34 action ids (0 for illegal ones) for ``view.seat``."""
+        return self.network.probabilities(encode_view(view), _mask_of(view))
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        legal = view.legal_mask
+        if not legal:
+            raise ValueError(f"{self.name}: seat {view.seat} has no legal action in this view")
+        if legal & (legal - 1) == 0:  # one legal action: no need to think
+            return legal.bit_length() - 1
+        mask = _mask_of(view)
+        logits = self.network.logits(encode_view(view))
+        if self.deterministic:
+            # The first of equal best logits: the same answer on every machine.
+            return int(np.argmax(np.where(mask, logits, -np.inf)))
+        z = np.where(mask, logits.astype(np.float64), -np.inf)
+        z -= z.max()
+        p = np.exp(z)
+        cum = np.cumsum(p)
+        u = rng.random() * cum[-1]
+        a = int(np.searchsorted(cum, u, side="right"))
+        a = min(a, NUM_ACTIONS - 1)
+        while not mask[a]:  # u landed on the edge of an illegal (zero-width) action
+            a -= 1
+        return a
+
+    def __repr__(self) -> str:
+        mode = "argmax" if self.deterministic else "sampling"
+        return f"PolicyAgent({self.name!r}, {self.network.layers}, {self.network.activation}, {mode})"
+
+
+def save_policy(
+    path: str | os.PathLike,
+    network: PolicyNetwork,
+    metadata: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write ``network`` and a metadata record to ``path`` (a ``.npz``); returns the record.
+
+    The format fields (format, versions, sizes, architecture, checksum) are
+    filled in here; ``metadata`` adds the rest (name, rules, training,
+    evaluation), and must be JSON-serialisable.
+    """
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(zip(network.weights, network.biases)):
+        kw, kb = _layer_keys(i)
+        arrays[kw], arrays[kb] = w, b
+    record = dict(metadata or {})
+    record.update(
+        format=FORMAT,
+        format_version=FORMAT_VERSION,
+        obs_version=OBS_VERSION,
+        obs_size=OBS_SIZE,
+        num_actions=NUM_ACTIONS,
+        architecture={
+            "type": "mlp",
+            "hidden": network.hidden,
+            "activation": network.activation,
+            "layers": network.layers,
+        },
+        sha256=_checksum(arrays),
+    )
+    text = json.dumps(record, sort_keys=True, allow_nan=False)
+    arrays[METADATA_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    _validate_shapes(network.weights, network.biases, str(path))
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        raise ValueError(f"a policy file name must end in .npz, got {path!r}")
+    tmp = path + ".tmp.npz"
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    os.replace(tmp, path)
+    return record
+
+
+def _validate_shapes(weights, biases, where: str) -> None:
+    n_in = OBS_SIZE
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        if w.ndim != 2 or w.shape[0] != n_in or b.shape != (w.shape[1],):
+            raise PolicyFileError(
+                f"{where}: layer {i} has weight {tuple(w.shape)} and bias {tuple(b.shape)}; "
+                f"expected weight ({n_in}, n) and bias (n,)"
+            )
+        n_in = w.shape[1]
+    if n_in != NUM_ACTIONS:
+        raise PolicyFileError(
+            f"{where}: the last layer gives {n_in} outputs; expected one per action ({NUM_ACTIONS})"
+        )
+
+
+def _require(cond: bool, where: str, what: str) -> None:
+    if not cond:
+        raise PolicyFileError(f"{where}: {what}")
+
+
+def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]:
+    """The network and metadata of a policy file, after every check (see the module docstring)."""
+    where = f"policy file {os.fspath(path)!r}"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise PolicyFileError(f"{where} does not exist") from None
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+        raise PolicyFileError(
+            f"{where} is not a readable {FORMAT} .npz archive of plain arrays ({e})"
+        ) from None
+    if not isinstance(arrays, dict):
+        raise PolicyFileError(f"{where} is a single array, not a {FORMAT} .npz archive")
+    _require(METADATA_KEY in arrays, where, f"no {METADATA_KEY!r} record; not a {FORMAT} file")
+    raw = arrays[METADATA_KEY]
+    _require(raw.dtype == np.uint8 and raw.ndim == 1, where,
+             f"the {METADATA_KEY!r} record must be UTF-8 JSON bytes (uint8), got {raw.dtype}")
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise PolicyFileError(f"{where}: the metadata record is not valid JSON ({e})") from None
+    _require(isinstance(meta, dict), where, "the metadata record must be a JSON object")
+    _require(meta.get("format") == FORMAT, where,
+             f"format {meta.get('format')!r}; expected {FORMAT!r}")
+    _require(meta.get("format_version") == FORMAT_VERSION, where,
+             f"file format version {meta.get('format_version')!r}; this loader reads version "
+             f"{FORMAT_VERSION}")
+    version = meta.get("obs_version")
+    _require(isinstance(version, int) and not isinstance(version, bool), where,
+             f"obs_version {version!r} is not an integer")
+    try:
+        check_obs_version(version)
+    except ValueError as e:
+        raise PolicyFileError(f"{where}: {e}") from None
+    _require(meta.get("obs_size") == OBS_SIZE, where,
+             f"obs_size {meta.get('obs_size')!r}; observation version {OBS_VERSION} has {OBS_SIZE}")
+    _require(meta.get("num_actions") == NUM_ACTIONS, where,
+             f"num_actions {meta.get('num_actions')!r}; expected {NUM_ACTIONS}")
+    arch = meta.get("architecture")
+    _require(isinstance(arch, dict), where, "no 'architecture' record")
+    activation = arch.get("activation")
+    _require(activation in ACTIVATIONS, where,
+             f"activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")
+    layers = arch.get("layers")
+    _require(
+        isinstance(layers, list) and layers
+        and all(isinstance(x, list) and len(x) == 2 and all(type(n) is int for n in x) for x in layers),
+        where, "architecture 'layers' must be a list of [inputs, outputs] pairs",
+    )
+    expected = {METADATA_KEY}
+    weights, biases = [], []
+    for i, (n_in, n_out) in enumerate(layers):
+        kw, kb = _layer_keys(i)
+        expected.update((kw, kb))
+        for key, shape in ((kw, (n_in, n_out)), (kb, (n_out,))):
+            _require(key in arrays, where, f"array {key!r} is missing (the architecture lists it)")
+            a = arrays[key]
+            _require(a.dtype == np.float32 and a.shape == shape, where,
+                     f"array {key!r} is {a.dtype} {a.shape}; expected float32 {shape}")
+            _require(bool(np.isfinite(a).all()), where, f"array {key!r} holds NaN or infinite values")
+        weights.append(arrays[kw])
+        biases.append(arrays[kb])
+    extra = sorted(set(arrays) - expected)
+    _require(not extra, where, f"unexpected arrays {extra}; expected only {sorted(expected)}")
+    _validate_shapes(weights, biases, where)
+    digest = _checksum(arrays)
+    _require(
+        digest == meta.get("sha256"), where,
+        f"the weights do not match the checksum in its metadata (expected sha256 "
+        f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
+    )
+    return PolicyNetwork(weights, biases, activation), meta
+
+
+def load_policy(
+    path: str | os.PathLike,
+    deterministic: bool = True,
+    name: str | None = None,
+) -> PolicyAgent:
+    """An agent from a policy file: ``deterministic`` plays the argmax, else samples with the agent's rng."""
+    network, meta = read_policy(path)
+    if name is None:
+        name = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    return PolicyAgent(network, meta, deterministic=deterministic, name=name)

@@ -1,0 +1,143 @@
+"""Training throughput: environment steps per second while MaskablePPO learns.
+
+    python benchmarks/bench_training.py [--config configs/full.yaml] [--steps 262144]
+                                        [--default-steps 32768] [--no-default]
+
+Measures, in this process, learning on the Sixty-Six single-agent
+environment against the baseline opponents (random and heuristic, the first
+opponents of every run):
+
+* "default": MaskablePPO's default settings (one game, n_steps 2048,
+  batch 64, 10 epochs, a 64-64 tanh network), games through SB3's
+  ``DummyVecEnv`` with a flat-observation wrapper;
+* "configured": the settings of ``--config`` (games side by side in
+  ``training.vec_env.SelfPlayVecEnv``, large batches, few epochs, one torch
+  thread).
+
+Each run first learns one rollout to warm up, then is timed over
+``--steps`` (or ``--default-steps``) further steps, collection and updates
+included (no evaluation). Prints steps per second, wall time per million
+steps and the ratio. Figures depend on the machine and on its load: on a
+shared machine run it twice and compare the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def _flat_env(rules: str, seed: int):
+    import gymnasium
+
+    from sixtysix_env.env.single_agent import SixtySixEnv
+
+    class FlatObservation(gymnasium.Wrapper):
+        """The observation vector alone; keeps ``action_masks()``."""
+
+        def __init__(self, env):
+            super().__init__(env)
+            self.observation_space = env.observation_space["observation"]
+
+        def reset(self, **kw):
+            obs, info = self.env.reset(**kw)
+            return obs["observation"], info
+
+        def step(self, action):
+            obs, r, term, trunc, info = self.env.step(action)
+            return obs["observation"], r, term, trunc, info
+
+        def action_masks(self):
+            return self.env.unwrapped.action_masks()
+
+    return FlatObservation(SixtySixEnv(opponent="heuristic", rules=rules))
+
+
+def time_learning(model, steps: int) -> tuple[int, float]:
+    """Learn one warm-up rollout, then ``steps`` more; returns (steps timed, seconds)."""
+    rollout = model.n_steps * model.n_envs
+    model.learn(rollout)
+    before = model.num_timesteps
+    t0 = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    return model.num_timesteps - before, time.perf_counter() - t0
+
+
+def bench_default(steps: int, rules: str, seed: int) -> tuple[int, float]:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(torch.get_num_threads())  # the library default
+    env = DummyVecEnv([lambda: _flat_env(rules, seed)])
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0)
+    return time_learning(model, steps)
+
+
+def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, object]:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.config import load_config
+    from training.pool import OpponentPool
+    from training.vec_env import SelfPlayVecEnv
+
+    cfg = load_config(config)
+    torch.set_num_threads(cfg.torch_threads)
+    pool = OpponentPool(cfg.baseline_weights, seed=seed)
+    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    model = MaskablePPO(
+        "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
+        policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}, "activation_fn": activation},
+        seed=seed, device="cpu", verbose=0,
+    )
+    n, dt = time_learning(model, steps)
+    return n, dt, cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--config", default=os.path.join(ROOT, "configs", "full.yaml"),
+                   help="training config whose settings are measured (default configs/full.yaml)")
+    p.add_argument("--steps", type=int, default=262_144, help="timed steps, configured settings")
+    p.add_argument("--default-steps", type=int, default=32_768, help="timed steps, default settings")
+    p.add_argument("--no-default", action="store_true", help="skip the default-settings run")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+
+    import torch
+
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+          f"Python {platform.python_version()}, torch {torch.__version__}"
+          + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""))
+    n, dt, cfg = bench_configured(args.config, args.steps, args.seed)
+    conf_sps = n / dt
+    print(f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
+          f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
+          f"{cfg.torch_threads} torch thread(s)): {conf_sps:,.0f} steps/s, "
+          f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)")
+    if not args.no_default:
+        n, dt = bench_default(args.default_steps, cfg.rules, args.seed)
+        def_sps = n / dt
+        print(f"default (1 game x 2048 steps, batch 64, 10 epochs, net [64, 64] tanh, "
+              f"{torch.get_num_threads()} torch thread(s)): {def_sps:,.0f} steps/s, "
+              f"{1e6 / def_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)")
+        print(f"ratio configured / default: {conf_sps / def_sps:.1f}x")
+    if hasattr(os, "getloadavg"):
+        print(f"load average at the end: {os.getloadavg()[0]:.2f} "
+              "(figures on a shared machine vary from run to run)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Training: config checking, a smoke run of the script, export equality with torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("yaml")
+
+from training.config import ConfigError, TrainConfig, field_docs, load_config  # noqa: E402
+
+from sixtysix_env.engine import new_hand  # noqa: E402
+from sixtysix_env.env.observation import encode_view  # noqa: E402
+from sixtysix_env.view import player_view  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as _f:
+    TINY = _f.read()
+
+
+def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+# -- config --------------------------------------------------------------------------
+
+
+def test_every_option_has_a_docstring():
+    import dataclasses
+
+    docs = field_docs()
+    missing = [f.name for f in dataclasses.fields(TrainConfig) if not docs.get(f.name)]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs"))))
+def test_shipped_configs_load(name):
+    cfg = load_config(os.path.join(ROOT, "configs", name))
+    assert cfg.total_timesteps > 0
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("totl_timesteps: 5\n", "unknown option 'totl_timesteps' \\(did you mean 'total_timesteps'\\?\\)"),
+        ("n_envs: four\n", "option 'n_envs' must be integer, got 'four'"),
+        ("n_envs: 2.5\n", "option 'n_envs' must be integer"),
+        ("progress_bar: 1\n", "option 'progress_bar' must be true/false"),
+        ("net_arch: 64\n", "option 'net_arch' must be list of integer"),
+        ("baseline_weights: {random: lots}\n", "option 'baseline_weights' must be mapping"),
+        ("activation: gelu\n", "option 'activation' got 'gelu'; allowed values: 'relu', 'tanh'"),
+        ("rules: poker\n", "option 'rules' got 'poker'; allowed values"),
+        ("n_envs: 0\n", "option 'n_envs' got 0; it must be at least 1"),
+        ("best_metric: expert\n", "option 'best_metric' got 'expert'"),
+        ("- a list\n", "expected a mapping"),
+    ],
+)
+def test_config_errors_name_the_option(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(str(path))
+
+
+def test_overrides_and_numbers():
+    cfg = load_config(None, ["learning_rate=3e-4", "n_envs=8", "net_arch=[64, 64]", "target_kl=0.02"])
+    assert cfg.learning_rate == 3e-4 and cfg.n_envs == 8 and cfg.net_arch == [64, 64]
+    assert cfg.target_kl == 0.02
+    with pytest.raises(ConfigError, match="key=value"):
+        load_config(None, ["n_envs"])
+
+
+def test_train_command_reports_config_errors(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("n_env: 4\n")
+    r = _run(["-m", "training.train", "--config", str(bad), "--run-dir", str(tmp_path / "r")], ROOT)
+    assert r.returncode == 2
+    assert "unknown option 'n_env'" in r.stderr
+
+
+# -- smoke run: train, export, load, play -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("train")
+    cfg = tmp / "tiny.yaml"
+    cfg.write_text(TINY)
+    run_dir = tmp / "runs" / "tiny"
+    r = _run(["-m", "training.train", "--config", str(cfg), "--run-dir", str(run_dir)], str(tmp))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return run_dir, r.stdout
+
+
+def test_smoke_run_writes_its_run_folder(smoke_run):
+    run_dir, out = smoke_run
+    for rel in ("config.yaml", "progress.csv", "eval.jsonl", "summary.json", "policy.npz",
+                "best/model.zip", "latest/model.zip", "latest/state.json"):
+        assert (run_dir / rel).exists(), rel
+    assert list((run_dir / "tb").iterdir())
+    assert len(list((run_dir / "snapshots").glob("*.npz"))) >= 1
+    evals = [json.loads(x) for x in (run_dir / "eval.jsonl").read_text().splitlines()]
+    assert [e["steps"] for e in evals] == [0, 256, 512]
+    assert set(evals[0]["against"]) == {"random", "heuristic"}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["steps"] == 512 and summary["bc"]["decisions"] > 0
+    header = (run_dir / "progress.csv").read_text().splitlines()[0]
+    assert "charts/return_vs_heuristic" in header or "charts/return_vs_random" in header
+    assert "train/value_loss" in header
+
+
+def test_tensorboard_charts_are_grouped(smoke_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run_dir, _ = smoke_run
+    acc = EventAccumulator(str(run_dir / "tb"))
+    acc.Reload()
+    tags = acc.Tags()["scalars"]
+    assert tags and all(t.startswith(("charts/", "losses/")) for t in tags), tags
+    assert "charts/eval_gp_vs_heuristic" in tags and "losses/value_loss" in tags
+
+
+def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
+    from sixtysix_env.evaluation import play_hand
+    from sixtysix_env.policy import load_policy
+
+    run_dir, _ = smoke_run
+    out = tmp_path / "exported.npz"
+    r = _run(["-m", "sixtysix_env", "export", str(run_dir), "-o", str(out), "--eval-deals", "5"], ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    agent = load_policy(str(out))
+    meta = agent.metadata
+    assert meta["training"]["config"]["name"] == "tiny"
+    assert meta["architecture"]["hidden"] == [32, 16]
+    assert meta["evaluation"]["at_export"]["against"]["heuristic"]["paired_deals"] == 5
+    rng = random.Random(0)
+    state = new_hand(rng, 0)
+    end = play_hand([agent, load_policy(str(out), deterministic=False)], state,
+                    [random.Random(1), random.Random(2)])
+    assert end.is_terminal()
+
+
+def test_resume_continues_the_run(smoke_run, tmp_path):
+    import shutil
+
+    run_dir, _ = smoke_run
+    copy = tmp_path / "tiny"
+    shutil.copytree(run_dir, copy)
+    r = _run(["-m", "training.train", "--resume", str(copy), "--set", "total_timesteps=768"], ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "resuming" in r.stdout
+    state = json.loads((copy / "latest" / "state.json").read_text())
+    assert state["steps"] == 768
+    assert len(state["pool"]["snapshots"]) >= 2
+
+
+def test_numpy_policy_matches_torch(smoke_run):
+    import torch
+    from sb3_contrib import MaskablePPO
+    from training.export import network_from_policy
+
+    run_dir, _ = smoke_run
+    model = MaskablePPO.load(str(run_dir / "latest" / "model.zip"), device="cpu")
+    net = network_from_policy(model.policy)
+    rng = random.Random(3)
+    obs, masks = [], []
+    for _ in range(60):
+        s = new_hand(rng, rng.randrange(2))
+        while not s.is_terminal():
+            v = player_view(s, s.current_player())
+            obs.append(encode_view(v))
+            masks.append([(v.legal_mask >> a) & 1 for a in range(34)])
+            legal = s.legal_actions()
+            s = s.apply(legal[rng.randrange(len(legal))])
+    obs = np.stack(obs)
+    masks = np.array(masks, dtype=bool)
+    assert len(obs) > 500
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        torch_p = dist.distribution.probs.numpy()
+    numpy_p = net.probabilities(obs, masks)
+    np.testing.assert_allclose(numpy_p, torch_p, atol=1e-5)
+    assert (numpy_p[~masks] == 0).all()
+
+
+def test_same_seed_same_weights(tmp_path):
+    """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
+    from training.train import main
+
+    from sixtysix_env.policy import read_policy
+
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text(TINY.replace("bc_teacher: heuristic", "bc_teacher: null")
+                   .replace("eval_every: 256", "eval_every: 0")
+                   .replace("total_timesteps: 512", "total_timesteps: 256"))
+    nets = []
+    for k in (1, 2):
+        assert main(["--config", str(cfg), "--run-dir", str(tmp_path / f"run{k}")]) == 0
+        nets.append(read_policy(str(tmp_path / f"run{k}" / "policy.npz"))[0])
+    for a, b in zip(nets[0].weights + nets[0].biases, nets[1].weights + nets[1].biases):
+        np.testing.assert_array_equal(a, b)

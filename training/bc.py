@@ -1,0 +1,139 @@
+"""Warm start by behaviour cloning: imitate a teacher agent before PPO.
+
+The teacher (``heuristic``, or ``expert`` with a few samples) plays hands
+against itself or another agent; every decision of the teacher's seats is
+recorded as (observation, action mask, action) together with the game
+points the hand finally brought that seat. The PPO policy's actor is then
+fitted to the teacher's actions by cross-entropy over the legal actions,
+and (optionally) its value network to the recorded outcomes, so PPO starts
+from the teacher's play with a value estimate that already means something.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.agents import make_agent
+from sixtysix_env.engine import new_hand
+from sixtysix_env.env.observation import OBS_SIZE, encode_view
+from sixtysix_env.rules import make_rules
+from sixtysix_env.view import player_view
+
+
+def collect(
+    teacher: str,
+    opponent: str,
+    hands: int,
+    rules: str,
+    seed: int,
+    progress: bool = False,
+) -> dict[str, np.ndarray]:
+    """Record the teacher's decisions over ``hands`` hands (seats alternate with the deal)."""
+    cfg = make_rules(rules)
+    t = make_agent(teacher)
+    o = t if opponent == "teacher" else make_agent(opponent)
+    rng = random.Random(f"sixtysix-bc:{seed}")
+    obs: list[np.ndarray] = []
+    masks: list[int] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=hands, unit="hand", desc=f"cloning data ({teacher})")
+        except ImportError:
+            bar = None
+    for h in range(hands):
+        teacher_seat = h % 2
+        agents = (t, o) if teacher_seat == 0 else (o, t)
+        recorded = (0, 1) if o is t else (teacher_seat,)
+        state = new_hand(rng, rng.randrange(2), cfg)
+        rngs = (random.Random(rng.random()), random.Random(rng.random()))
+        start = len(actions)
+        seats = []
+        while state.result is None:
+            p = state.current_player()
+            view = player_view(state, p)
+            a = agents[p].act(view, rngs[p])
+            if p in recorded:
+                obs.append(encode_view(view))
+                masks.append(view.legal_mask)
+                actions.append(int(a))
+                seats.append(p)
+            state = state.apply(a)
+        r = state.returns()
+        returns.extend(float(r[p]) for p in seats)
+        assert len(returns) == len(actions) == start + len(seats)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    bits = np.arange(NUM_ACTIONS, dtype=np.int64)
+    mask_arr = ((np.array(masks, dtype=np.int64)[:, None] >> bits) & 1).astype(bool)
+    return {
+        "obs": np.stack(obs).astype(np.float32) if obs else np.zeros((0, OBS_SIZE), np.float32),
+        "masks": mask_arr,
+        "actions": np.array(actions, dtype=np.int64),
+        "returns": np.array(returns, dtype=np.float32),
+    }
+
+
+def pretrain(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
+             learning_rate: float, fit_value: bool, seed: int, logger=None,
+             vf_coef: float = 0.5) -> dict[str, Any]:
+    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions."""
+    import torch as th
+
+    gen = th.Generator().manual_seed(seed)
+    obs = th.as_tensor(data["obs"])
+    masks = th.as_tensor(data["masks"])
+    actions = th.as_tensor(data["actions"])
+    returns = th.as_tensor(data["returns"])
+    n = len(actions)
+    opt = th.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    history = []
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        perm = th.randperm(n, generator=gen)
+        tot_pi = tot_v = 0.0
+        correct = 0
+        for start in range(0, n, batch_size):
+            idx = perm[start : start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            pi_loss = -log_prob.mean()
+            loss = pi_loss
+            if fit_value:
+                v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
+                loss = loss + vf_coef * v_loss
+                tot_v += float(v_loss.detach()) * len(idx)
+            opt.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            tot_pi += float(pi_loss.detach()) * len(idx)
+        with th.no_grad():
+            policy.set_training_mode(False)
+            for start in range(0, n, 8192):
+                sl = slice(start, start + 8192)
+                dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
+                correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
+            policy.set_training_mode(True)
+        row = {"epoch": epoch + 1, "policy_loss": tot_pi / n, "value_loss": tot_v / n if fit_value else None,
+               "accuracy": correct / n}
+        history.append(row)
+        if logger is not None:
+            logger.record("losses/bc_policy_loss", row["policy_loss"])
+            if fit_value:
+                logger.record("losses/bc_value_loss", row["value_loss"])
+            logger.record("charts/bc_accuracy", row["accuracy"])
+            logger.dump(epoch + 1)  # bc charts are indexed by epoch
+    policy.set_training_mode(False)
+    return {"decisions": n, "epochs": history, "seconds": time.perf_counter() - t0}

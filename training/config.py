@@ -1,0 +1,385 @@
+"""Every training option, in one dataclass; YAML files in ``configs/`` set its fields.
+
+Each field carries a docstring (the string under it); ``sixtysix train
+--list-options`` prints them. A YAML file's keys must be field names, and
+each value must have the field's type: an unknown key or a wrong type is a
+:class:`ConfigError` naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from sixtysix_env.errors import SixtySixError
+
+
+class ConfigError(SixtySixError, ValueError):
+    """A configuration file or override that names an unknown option or gives a wrong value."""
+
+
+@dataclass
+class TrainConfig:
+    # -- the run ---------------------------------------------------------------
+    name: str = "run"
+    """Name of the run; its folder is ``runs_dir/name``."""
+    runs_dir: str = "runs"
+    """Folder holding run folders (relative to the working directory)."""
+    seed: int = 0
+    """Seed of everything random in the run: network initialisation, deals, opponent choices."""
+    total_timesteps: int = 200_000
+    """Learner decisions (environment steps) to train for, behaviour cloning not included."""
+    rules: str = "altmisalti"
+    """Rule preset the policy learns (altmisalti, pagat66, santase)."""
+    torch_threads: int = 1
+    """Threads torch may use. One is fastest for these small networks on 2 cores."""
+    progress_bar: bool = True
+    """Show a progress bar while training."""
+
+    # -- MaskablePPO -------------------------------------------------------------
+    n_envs: int = 32
+    """Games played side by side; one batched network call picks all their actions."""
+    n_steps: int = 128
+    """Steps per game between updates (rollout size = n_envs * n_steps)."""
+    batch_size: int = 1024
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout in the PPO update."""
+    learning_rate: float = 3e-4
+    """Adam step size (at the start, with lr_schedule 'linear')."""
+    lr_schedule: str = "constant"
+    """'constant', or 'linear' (decays to 0 at total_timesteps)."""
+    gamma: float = 1.0
+    """Discount factor; a hand is short and its score counts in full, so 1."""
+    gae_lambda: float = 0.95
+    """GAE lambda of the advantage estimate."""
+    clip_range: float = 0.2
+    """PPO clip range of the probability ratio."""
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this KL divergence (null: never)."""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and (separately) the value network."""
+    activation: str = "relu"
+    """Hidden activation: 'relu' or 'tanh'."""
+
+    # -- opponents (self-play pool) -------------------------------------------
+    baseline_weights: dict[str, float] = field(
+        default_factory=lambda: {"random": 0.1, "heuristic": 0.4}
+    )
+    """Baseline opponents (agent names or specs) and their sampling weights."""
+    recent_weight: float = 0.3
+    """Sampling weight shared by the ``recent_snapshots`` newest snapshots of the learner."""
+    older_weight: float = 0.2
+    """Sampling weight shared by the older snapshots (weights of absent groups are dropped)."""
+    recent_snapshots: int = 3
+    """How many of the newest snapshots count as recent."""
+    max_snapshots: int = 20
+    """Most snapshots kept in the pool; past it, the oldest is dropped."""
+    snapshot_every: int = 100_000
+    """Steps between frozen snapshots of the learner joining the pool (0: never)."""
+    snapshot_deterministic: bool = False
+    """Snapshots play their argmax (true) or sample from their policy (false)."""
+
+    # -- warm start by behaviour cloning -------------------------------------------
+    bc_teacher: str | None = None
+    """Agent to imitate before PPO (e.g. 'heuristic', 'expert:samples=8'); null: no cloning."""
+    bc_hands: int = 20_000
+    """Hands the teacher plays (both seats recorded) to make the cloning data set."""
+    bc_opponent: str = "teacher"
+    """Who the teacher plays against while recording: 'teacher' (itself) or an agent name."""
+    bc_epochs: int = 5
+    """Passes over the cloning data set."""
+    bc_batch_size: int = 512
+    """Minibatch size of behaviour cloning."""
+    bc_learning_rate: float = 1e-3
+    """Adam step size of behaviour cloning."""
+    bc_value: bool = True
+    """Also fit the value network to the recorded hands' outcomes."""
+
+    # -- evaluation and saving ---------------------------------------------------
+    eval_every: int = 100_000
+    """Steps between evaluations on paired deals (0: only at the end)."""
+    eval_deals: int = 500
+    """Paired deals (two hands each) per baseline opponent at each evaluation."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    """Opponents of the periodic evaluation (agent names or specs)."""
+    eval_seed: int = 2024
+    """Seed of the evaluation deals (the same deals every time, so evaluations compare)."""
+    eval_workers: int = 1
+    """Worker processes for evaluation (1 keeps it in the training process)."""
+    best_metric: str = "heuristic"
+    """The best model is the one with the highest game points per hand against this opponent."""
+    save_every: int = 100_000
+    """Steps between saves of the latest model (resumable); it is also saved at the end."""
+
+
+# -- field documentation ------------------------------------------------------------
+
+
+def field_docs() -> dict[str, str]:
+    """Each field's docstring, read from this file's source."""
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:]):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def describe_options() -> str:
+    """A listing of every option: name, type, default, docstring."""
+    docs = field_docs()
+    hints = typing.get_type_hints(TrainConfig)
+    defaults = TrainConfig()
+    lines = []
+    for f in dataclasses.fields(TrainConfig):
+        lines.append(f"{f.name}: {_type_name(hints[f.name])} = {getattr(defaults, f.name)!r}")
+        lines.append(f"    {docs.get(f.name, '')}")
+    return "\n".join(lines)
+
+
+# -- checking values -------------------------------------------------------------------
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        return " | ".join("null" if a is type(None) else _type_name(a) for a in typing.get_args(tp))
+    if origin is list:
+        return f"list of {_type_name(typing.get_args(tp)[0])}"
+    if origin is dict:
+        k, v = typing.get_args(tp)
+        return f"mapping of {_type_name(k)} to {_type_name(v)}"
+    return {int: "integer", float: "number", bool: "true/false", str: "string"}.get(tp, str(tp))
+
+
+def _coerce(tp: Any, value: Any) -> tuple[bool, Any]:
+    """(matches, value converted) for a value read from YAML or an override."""
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        for a in typing.get_args(tp):
+            ok, v = _coerce(a, value)
+            if ok:
+                return True, v
+        return False, value
+    if tp is type(None):
+        return value is None, value
+    if tp is bool:
+        return type(value) is bool, value
+    if tp is int:
+        return type(value) is int, value
+    if tp is float:
+        if type(value) in (int, float):
+            return True, float(value)
+        if type(value) is str:
+            # PyYAML reads 3e-4 (no dot) as a string; accept any finite number written so.
+            try:
+                v = float(value)
+            except ValueError:
+                return False, value
+            return (v == v and abs(v) != float("inf")), v
+        return False, value
+    if tp is str:
+        return type(value) is str, value
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        if not isinstance(value, list):
+            return False, value
+        out = []
+        for x in value:
+            ok, v = _coerce(item, x)
+            if not ok:
+                return False, value
+            out.append(v)
+        return True, out
+    if origin is dict:
+        kt, vt = typing.get_args(tp)
+        if not isinstance(value, dict):
+            return False, value
+        out_d = {}
+        for k, x in value.items():
+            ok_k, k2 = _coerce(kt, k)
+            ok_v, v2 = _coerce(vt, x)
+            if not (ok_k and ok_v):
+                return False, value
+            out_d[k2] = v2
+        return True, out_d
+    raise TypeError(f"unsupported option type {tp!r}")
+
+
+_CHOICES = {
+    "lr_schedule": ("constant", "linear"),
+    "activation": ("relu", "tanh"),
+}
+_POSITIVE = (
+    "total_timesteps", "torch_threads", "n_envs", "n_steps", "batch_size", "n_epochs",
+    "recent_snapshots", "max_snapshots", "bc_hands", "bc_epochs", "bc_batch_size",
+    "eval_deals", "eval_workers",
+)
+_NON_NEGATIVE = (
+    "snapshot_every", "eval_every", "save_every", "recent_weight", "older_weight",
+    "ent_coef", "vf_coef",
+)
+
+
+def _check_values(cfg: TrainConfig) -> None:
+    from sixtysix_env.rules import PRESETS
+
+    for key, allowed in _CHOICES.items():
+        if getattr(cfg, key) not in allowed:
+            raise ConfigError(
+                f"option {key!r} got {getattr(cfg, key)!r}; allowed values: "
+                + ", ".join(map(repr, allowed))
+            )
+    if cfg.rules not in PRESETS:
+        raise ConfigError(
+            f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
+        )
+    for key in _POSITIVE:
+        if getattr(cfg, key) < 1:
+            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
+    for key in _NON_NEGATIVE:
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must not be negative")
+    for key in ("learning_rate", "bc_learning_rate", "clip_range", "max_grad_norm"):
+        if not getattr(cfg, key) > 0:
+            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be positive")
+    for key in ("gamma", "gae_lambda"):
+        if not 0 <= getattr(cfg, key) <= 1:
+            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; allowed: 0 to 1")
+    if not cfg.net_arch or any(n < 1 for n in cfg.net_arch):
+        raise ConfigError(f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes")
+    if any(w < 0 for w in cfg.baseline_weights.values()):
+        raise ConfigError(f"option 'baseline_weights' got {cfg.baseline_weights!r}; weights must not be negative")
+    if sum(cfg.baseline_weights.values()) <= 0:
+        raise ConfigError(
+            "option 'baseline_weights' needs at least one opponent with a positive weight "
+            "(the pool starts with the baselines only)"
+        )
+    if cfg.batch_size > cfg.n_envs * cfg.n_steps:
+        raise ConfigError(
+            f"option 'batch_size' ({cfg.batch_size}) is larger than a rollout "
+            f"(n_envs * n_steps = {cfg.n_envs * cfg.n_steps})"
+        )
+    if cfg.best_metric not in cfg.eval_opponents:
+        raise ConfigError(
+            f"option 'best_metric' got {cfg.best_metric!r}; it must be one of eval_opponents "
+            f"({', '.join(map(repr, cfg.eval_opponents))})"
+        )
+    if not cfg.eval_opponents:
+        raise ConfigError("option 'eval_opponents' must name at least one opponent")
+    if not cfg.name or "/" in cfg.name or cfg.name in (".", ".."):
+        raise ConfigError(f"option 'name' got {cfg.name!r}; give a plain folder name")
+
+
+def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
+    """A checked :class:`TrainConfig` from a mapping of option names to values."""
+    if not isinstance(values, dict):
+        raise ConfigError(f"{source}: expected a mapping of option names to values, got {type(values).__name__}")
+    hints = typing.get_type_hints(TrainConfig)
+    names = [f.name for f in dataclasses.fields(TrainConfig)]
+    unknown = [k for k in values if k not in hints]
+    if unknown:
+        import difflib
+
+        k = unknown[0]
+        close = difflib.get_close_matches(str(k), names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"{source}: unknown option {k!r}{hint}; allowed options: {', '.join(names)}"
+        )
+    kwargs = {}
+    for key, value in values.items():
+        ok, v = _coerce(hints[key], value)
+        if not ok:
+            raise ConfigError(
+                f"{source}: option {key!r} must be {_type_name(hints[key])}, got {value!r} "
+                f"({type(value).__name__})"
+            )
+        kwargs[key] = v
+    cfg = TrainConfig(**kwargs)
+    try:
+        _check_values(cfg)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+    return cfg
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"key=value"`` (value in YAML syntax) -> (key, value)."""
+    import yaml
+
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"override {text!r} must look like key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"override {text!r}: the value is not valid YAML ({e})") from None
+    return key.strip(), value
+
+
+def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    """Read a YAML config (or the defaults), then apply ``key=value`` overrides."""
+    import yaml
+
+    values: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        source = path
+        try:
+            with open(path, encoding="utf-8") as f:
+                loaded = yaml.safe_load(f)
+        except OSError as e:
+            raise ConfigError(f"cannot read config {path!r}: {e}") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML ({e})") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: expected a mapping of option names to values")
+        values.update(loaded)
+    for text in overrides or []:
+        k, v = parse_override(text)
+        values[k] = v
+        source = f"{source} with overrides" if "overrides" not in source else source
+    return config_from_dict(values, source)
+
+
+def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def save_config(cfg: TrainConfig, path: str) -> None:
+    import yaml
+
+    docs = field_docs()
+    lines = ["# Resolved training configuration (every option; see training/config.py)."]
+    for f in dataclasses.fields(TrainConfig):
+        lines.append(f"# {docs.get(f.name, '')}")
+        value = yaml.safe_dump(getattr(cfg, f.name), default_flow_style=True, width=10**6,
+                               sort_keys=False)
+        value = value.strip()
+        if value.endswith("\n..."):  # a plain scalar's document end marker
+            value = value[: -len("\n...")]
+        lines.append(f"{f.name}: {value}")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")

@@ -1,0 +1,261 @@
+"""Self-play training of a Sixty-Six policy with sb3-contrib's MaskablePPO.
+
+    sixtysix train --config configs/quickstart.yaml
+    python -m training.train --config configs/full.yaml --set seed=3 --set name=full-s3
+    sixtysix train --resume runs/quickstart --set total_timesteps=2000000
+    sixtysix train --list-options
+
+The script reads top to bottom:
+
+1. the config (one dataclass, :class:`training.config.TrainConfig`; a YAML
+   file's keys are its fields; ``--set key=value`` overrides one);
+2. the run folder ``runs_dir/name``: ``config.yaml`` (resolved), ``tb/``
+   (TensorBoard: ``charts/``, ``losses/``), ``progress.csv``, ``eval.jsonl``,
+   ``snapshots/``, ``best/`` and ``latest/`` (``model.zip``; latest also has
+   ``state.json`` for resuming), ``policy.npz`` (the best model, exported),
+   ``summary.json``;
+3. seeding (``seed``) of torch, numpy, Python, the deals and the opponent pool;
+4. the opponent pool (baselines, then frozen snapshots of the learner) and
+   ``n_envs`` single-agent games drawing their opponent from it per hand;
+5. MaskablePPO on the flat observation with the games' action masks;
+6. optionally, a warm start by behaviour cloning from a teacher agent;
+7. learning, with periodic paired-deal evaluation against the baselines,
+   snapshots and saving (:class:`training.callbacks.SelfPlayCallback`);
+8. the export of the best model to a numpy policy file and a summary.
+
+Reproducible on one machine: the same config and seed give the same
+weights (evaluation and snapshots happen at fixed step counts; nothing
+depends on the clock). A resumed run starts its games afresh from the saved
+model and pool, so it is reproducible from that point on, but not
+bit-identical to a run that was never interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+import time
+from typing import Any
+
+from .config import ConfigError, TrainConfig, describe_options, load_config, save_config
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPU cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -> dict[str, Any]:
+    """Train (or resume) the run in ``run_dir``; returns its summary."""
+    # Heavy imports here, so `sixtysix train --help` and config errors stay fast.
+    import json
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import set_random_seed
+
+    from . import bc
+    from .callbacks import SelfPlayCallback, make_logger, write_json
+    from .export import export_model
+    from .pool import OpponentPool
+    from .vec_env import SelfPlayVecEnv
+
+    # -- seeding and threads ---------------------------------------------------------
+    torch.set_num_threads(cfg.torch_threads)
+    set_random_seed(cfg.seed)
+
+    # -- opponent pool and games ---------------------------------------------------------
+    pool = OpponentPool(
+        cfg.baseline_weights,
+        recent_weight=cfg.recent_weight,
+        older_weight=cfg.older_weight,
+        recent_snapshots=cfg.recent_snapshots,
+        max_snapshots=cfg.max_snapshots,
+        snapshot_deterministic=cfg.snapshot_deterministic,
+        seed=cfg.seed,
+    )
+    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
+
+    # -- the model -----------------------------------------------------------------------
+    state: dict[str, Any] = {}
+    if resume:
+        with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
+            state = json.load(f)
+        pool.restore(run_dir, state.pop("pool", {}))
+        model = MaskablePPO.load(os.path.join(run_dir, "latest", "model.zip"), env=env, device="cpu")
+        # Fresh games after a resume, seeded from the resume point.
+        env.seed(cfg.seed + model.num_timesteps)
+        model._last_obs = None  # the learn() below resets the games
+        state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
+        printer(f"resuming {run_dir} at {model.num_timesteps:,} steps "
+                f"with {len(pool.snapshots)} snapshots in the pool")
+    else:
+        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+        lr: Any = cfg.learning_rate
+        if cfg.lr_schedule == "linear":
+            lr0 = cfg.learning_rate
+
+            def lr(progress_remaining: float) -> float:
+                return lr0 * progress_remaining
+
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=lr,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            target_kl=cfg.target_kl,
+            policy_kwargs={
+                "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                "activation_fn": activation,
+            },
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+        )
+    logger = make_logger(run_dir)
+    model.set_logger(logger)
+
+    # -- warm start by behaviour cloning ----------------------------------------------------
+    if cfg.bc_teacher and not resume:
+        t0 = time.perf_counter()
+        printer(f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
+                f"(against {cfg.bc_opponent})")
+        data = bc.collect(cfg.bc_teacher, cfg.bc_opponent, cfg.bc_hands, cfg.rules, cfg.seed,
+                          progress=cfg.progress_bar)
+        collect_s = time.perf_counter() - t0
+        stats = bc.pretrain(model.policy, data, cfg.bc_epochs, cfg.bc_batch_size,
+                            cfg.bc_learning_rate, cfg.bc_value, cfg.seed, logger, cfg.vf_coef)
+        stats["collect_seconds"] = collect_s
+        stats["teacher"] = cfg.bc_teacher
+        state["bc"] = stats
+        last = stats["epochs"][-1]
+        printer(f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
+                f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}")
+
+    # -- learning ---------------------------------------------------------------------------
+    callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
+    remaining = cfg.total_timesteps - model.num_timesteps
+    t_learn = time.perf_counter()
+    steps_before = model.num_timesteps
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=callback,
+            reset_num_timesteps=not resume,
+            progress_bar=cfg.progress_bar,
+        )
+    else:
+        printer(f"nothing to do: the run already has {model.num_timesteps:,} of "
+                f"{cfg.total_timesteps:,} steps")
+    learn_s = time.perf_counter() - t_learn
+    learning_s = callback.learning_seconds() if remaining > 0 else 0.0
+    steps = model.num_timesteps - steps_before
+    env.close()
+    logger.close()
+
+    # -- export and summary ----------------------------------------------------------------
+    summary = {
+        "run": cfg.name,
+        "steps": model.num_timesteps,
+        "steps_this_session": steps,
+        "wall_time_s": state.get("wall_time_before_s", 0.0) + learn_s + (state.get("bc") or {}).get("seconds", 0)
+        + (state.get("bc") or {}).get("collect_seconds", 0),
+        "learn_wall_time_s": learn_s,
+        "learning_seconds": learning_s,
+        "steps_per_s": steps / learning_s if learning_s > 0 else None,
+        "steps_per_s_with_eval": steps / learn_s if learn_s > 0 else None,
+        "best_score": state.get("best_score"),
+        "best_steps": state.get("best_steps"),
+        "best_metric": cfg.best_metric,
+        "bc": state.get("bc"),
+        "machine": _machine(),
+        "torch_threads": cfg.torch_threads,
+    }
+    write_json(os.path.join(run_dir, "summary.json"), summary)
+    best = os.path.join(run_dir, "best", "model.zip")
+    if os.path.exists(best):
+        export_model(best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0)
+    if summary["steps_per_s"]:
+        printer(f"done: {model.num_timesteps:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
+                f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
+                f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
+                f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
+                f"{summary['best_steps']:,} steps")
+    printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
+    return summary
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="YAML", help="config file (keys = option names)")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override one option (value in YAML syntax); repeatable")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue a saved run (its config.yaml; --set may change options)")
+    parser.add_argument("--run-dir", help="run folder (default: runs_dir/name from the config)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing run folder instead of refusing")
+    parser.add_argument("--list-options", action="store_true",
+                        help="print every option with its type, default and meaning")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_options:
+        print(describe_options())
+        return 0
+    try:
+        if args.resume:
+            if args.config:
+                raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
+            run_dir = args.resume
+            cfg_path = os.path.join(run_dir, "config.yaml")
+            if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
+                raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
+            cfg = load_config(cfg_path, args.set)
+        else:
+            cfg = load_config(args.config, args.set)
+            run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
+            if os.path.exists(run_dir) and os.listdir(run_dir):
+                if not args.force:
+                    raise ConfigError(
+                        f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
+                        "--force to replace it, or --set name=OTHER"
+                    )
+                shutil.rmtree(run_dir)
+    except ConfigError as e:
+        print(f"sixtysix train: {e}", file=sys.stderr)
+        return 2
+    os.makedirs(run_dir, exist_ok=True)
+    save_config(cfg, os.path.join(run_dir, "config.yaml"))
+    print(f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
+          f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}", flush=True)
+    train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

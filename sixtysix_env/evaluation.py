@@ -53,16 +53,16 @@ from .rules import PRESETS, RuleConfig, make_rules
 from .view import player_view
 
 __all__ = [
+    "EvalResult",
     "IllegalAgentActionError",
     "PairStats",
-    "EvalResult",
+    "add_arguments",
+    "bradley_terry",
     "deal_deck",
+    "evaluate",
     "play_hand",
     "play_paired_deal",
     "play_paired_match",
-    "bradley_terry",
-    "evaluate",
-    "add_arguments",
     "run",
 ]
 
@@ -562,7 +562,7 @@ def evaluate(
             pool = None
     except KeyboardInterrupt:
         stopped = "interrupted (Ctrl-C)"
-    except BaseException as e:  # noqa: BLE001 - saved, then re-raised below
+    except BaseException as e:  # noqa: BLE001 - saved with the partial result, then re-raised
         stopped = f"error: {e}"
         error = e
     finally:
@@ -654,10 +654,9 @@ def _plain_table(res: EvalResult) -> str:
         return "\n".join(lines)
 
     head, rows = _rows(res)
-    out = [_title(res), "", fmt(head, rows), "",
-           f"Ratings (Bradley-Terry on {'hands' if res.mode == 'hands' else 'matches'}, "
-           f"{res.elo_anchor} = 1000) and time per decision:",
-           fmt(_RATING_HEAD, _rating_rows(res))]
+    basis = "hands" if res.mode == "hands" else "matches"
+    ratings = f"Ratings (Bradley-Terry on {basis}, {res.elo_anchor} = 1000) and time per decision:"
+    out = [_title(res), "", fmt(head, rows), "", ratings, fmt(_RATING_HEAD, _rating_rows(res))]
     if not res.complete:
         out.append(f"\nINCOMPLETE: {res.stopped}")
     return "\n".join(out)

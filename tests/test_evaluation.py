@@ -191,7 +191,7 @@ def test_cli_eval_smoke(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "sixtysix_env.cli", "eval", "random", "heuristic",
          "--deals", "5", "--seed", "3", "--json", str(out), "--no-progress", "--plain"],
-        capture_output=True, text=True, timeout=120,
+        check=False, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "gp/hand" in proc.stdout and "Elo" in proc.stdout
@@ -200,7 +200,7 @@ def test_cli_eval_smoke(tmp_path):
     bad = subprocess.run(
         [sys.executable, "-m", "sixtysix_env.cli", "eval", "random", "nobody", "--deals", "1",
          "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+        check=False, capture_output=True, text=True, timeout=120,
     )
     assert bad.returncode != 0 and "unknown agent 'nobody'" in bad.stderr
 

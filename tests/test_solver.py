@@ -40,7 +40,7 @@ def strict_positions(rules, count, seed, max_cards, close_prob=0.3, mid_trick=0.
             if CLOSE in legal and rng.random() < close_prob:
                 s = s.apply(CLOSE)
                 continue
-            s = s.apply(rng.choice(legal))
+            s = s.apply(rng.choice([a for a in legal if a != CLOSE]))
         if s.is_terminal():
             continue
         if rng.random() < mid_trick:
@@ -54,10 +54,13 @@ def strict_positions(rules, count, seed, max_cards, close_prob=0.3, mid_trick=0.
 @pytest.mark.parametrize("name", sorted(ALL_RULES))
 def test_solver_value_equals_brute_force(name):
     rules = ALL_RULES[name]
-    positions = strict_positions(rules, 120, seed=zlib.crc32(name.encode()) % 1000, max_cards=4)
-    assert len(positions) >= 100
-    closed = sum(s.closed_by is not None for s in positions)
-    assert 0 < closed < len(positions)  # both closed and exhausted stocks are covered
+    seed = zlib.crc32(name.encode()) % 1000
+    closed = strict_positions(rules, 70, seed=seed, max_cards=4, close_prob=0.5)
+    exhausted = strict_positions(rules, 50, seed=seed + 1, max_cards=4, close_prob=0.0)
+    assert len(closed) == 70 and len(exhausted) == 50
+    assert sum(s.closed_by is not None for s in closed) > 50
+    assert all(s.closed_by is None for s in exhausted)
+    positions = closed + exhausted
     for s in positions:
         assert solve(s) == brute_force_value(s), s
 

@@ -28,14 +28,14 @@ import random
 import time
 
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
-from ..cards import ACE, CARD_POINTS, HIGHER_IN_SUIT, KING, NUM_RANKS, QUEEN, SUIT_MASK, TEN
+from ..cards import ACE, CARD_POINTS, KING, QUEEN, SUIT_MASK, TEN
 from ..engine import (
     CARD_PTS,
     CLOSED_BY,
-    PLAYED,
     HAND,
     LEAD,
     MARRIAGE_PTS,
+    PLAYED,
     STOCK_POS,
     TO_MOVE,
     TRICKS,
@@ -43,7 +43,7 @@ from ..engine import (
     State,
 )
 from ..view import PlayerView, determinize
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, open_follow, open_lead
 from .solver import Solver
 
 __all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
@@ -60,27 +60,6 @@ def _halves(hand: int) -> int:
     return m
 
 
-def _keep(c: int, halves: int, ts: int) -> int:
-    v = CARD_POINTS[c]
-    if c // NUM_RANKS == ts:
-        v += 12
-    if halves >> c & 1:
-        v += 25
-    return v
-
-
-def _cheapest(mask: int, halves: int, ts: int) -> int:
-    best, best_k = -1, 1000
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        c = low.bit_length() - 1
-        k = _keep(c, halves, ts)
-        if k < best_k:
-            best, best_k = c, k
-    return best
-
-
 def rollout_action(s: State) -> int:
     """The heuristic's open-phase rules on a full state (fast; for rollouts)."""
     legal = s.legal_mask()
@@ -92,8 +71,8 @@ def rollout_action(s: State) -> int:
     p = v[TO_MOVE]
     hand = v[HAND + p]
     ts = v[TRUMP_SUIT]
-    halves = _halves(hand)
     lead = v[LEAD]
+    unseen = _CARDS & ~hand & ~v[PLAYED] & ~v[PLAYED + 1]
     if lead < 0:
         m = legal >> FIRST_MARRIAGE & 0xFF
         if m:
@@ -106,42 +85,19 @@ def rollout_action(s: State) -> int:
             # The queen of the chosen suit (even index) if legal.
             i = best & ~1
             return FIRST_MARRIAGE + (i if m >> i & 1 else best)
-        return _cheapest(legal & _CARDS, halves, ts)
-    cards = legal & _CARDS
-    ls = lead // 6
-    lp = CARD_POINTS[lead]
-    trump = SUIT_MASK[ts]
-    in_suit = cards & HIGHER_IN_SUIT[lead]
-    trumps = cards & trump if ls != ts else 0
-    winners = in_suit | trumps
-    if winners:
-        my = v[CARD_PTS + p] + v[MARRIAGE_PTS + p]
-        go = s.rules.going_out
-        m = winners
-        while m:
-            low = m & -m
-            m ^= low
-            c = low.bit_length() - 1
-            if my + lp + CARD_POINTS[c] >= go:
-                return c
-        o = 1 - p
-        if v[CARD_PTS + o] + v[MARRIAGE_PTS + o] + lp >= go:
-            return _cheapest(winners, halves, ts)
-    if in_suit:
-        c = _cheapest(in_suit, halves, ts)
-        if c % 6 != ACE or lp >= 10 or (not v[TRICKS + p] and halves):
-            return c
-    if trumps:
-        low = trumps & ~halves
-        low &= ~((1 << (ts * 6 + ACE)) | (1 << (ts * 6 + TEN)))
-        if lp >= 10:
-            ok = low or trumps & (1 << (ts * 6 + TEN))
-            if ok:
-                return _cheapest(ok, halves, ts)
-        elif low and not v[TRICKS + p] and halves:
-            return _cheapest(low, halves, ts)
-    losers = cards & ~winners
-    return _cheapest(losers or cards, halves, ts)
+        return open_lead(hand, legal & _CARDS, ts, unseen)
+    o = 1 - p
+    return open_follow(
+        hand,
+        legal & _CARDS,
+        lead,
+        ts,
+        v[CARD_PTS + p] + v[MARRIAGE_PTS + p],
+        v[CARD_PTS + o] + v[MARRIAGE_PTS + o],
+        s.rules.going_out,
+        not v[TRICKS + p] and bool(_halves(hand)),
+        unseen,
+    )
 
 
 def _rollout_close(s: State) -> bool:
@@ -230,6 +186,8 @@ class ExpertAgent:
         exact_last_trick: bool = True,
         rollout_close: bool = True,
         close_margin: float = 0.0,
+        prune_after: int = 0,
+        prune_gap: float = 0.75,
     ) -> None:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
@@ -242,6 +200,8 @@ class ExpertAgent:
         self.exact_last_trick = exact_last_trick
         self.rollout_close = rollout_close
         self.close_margin = close_margin
+        self.prune_after = prune_after
+        self.prune_gap = prune_gap
         self.name = "expert"
         self._heuristic = HeuristicAgent()
         self._solvers: dict = {}
@@ -269,6 +229,8 @@ class ExpertAgent:
         start = time.perf_counter()
         actions = [a for a in range(34) if legal >> a & 1]
         totals = dict.fromkeys(actions, 0.0)
+        counts = dict.fromkeys(actions, 0)
+        live = list(actions)
         closed = view.closed_by is not None
         n = 0
         while n < self.samples:
@@ -276,17 +238,25 @@ class ExpertAgent:
             if closed:
                 for a, x in solver.action_values(state).items():
                     totals[a] += x
+                    counts[a] += 1
             else:
-                for a in actions:
+                for a in live:
                     totals[a] += sign * self._value_after(state.apply(a), a, solver)
+                    counts[a] += 1
             n += 1
+            if self.prune_after and n >= self.prune_after and len(live) > 1:
+                # Drop actions that are clearly worse; stop once one is left.
+                best = max(totals[a] / n for a in live)
+                live = [a for a in live if totals[a] / n >= best - self.prune_gap]
+                if len(live) == 1:
+                    break
             if (
                 self.time_budget is not None
                 and n >= self.min_samples
                 and time.perf_counter() - start > self.time_budget
             ):
                 break
-        vals = {a: t / n for a, t in totals.items()}
+        vals = {a: totals[a] / counts[a] for a in actions}
         if CLOSE in vals:
             vals[CLOSE] -= self.close_margin
         return self._choose(view, rng, vals)

@@ -39,7 +39,7 @@ from ..cards import (
 )
 from ..view import PlayerView
 
-__all__ = ["HeuristicAgent", "sure_winners", "close_estimate"]
+__all__ = ["HeuristicAgent", "close_estimate", "sure_winners"]
 
 _QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
 
@@ -64,19 +64,95 @@ def _marriage_halves(hand: int) -> int:
 
 def keep_value(c: int, hand: int, trump_suit: int, unseen: int, open_phase: bool) -> float:
     """How much a card is worth keeping; the least valuable is led or thrown."""
-    v = float(CARD_POINTS[c])
+    return CARD_POINTS[c] + future_value(c, hand, trump_suit, unseen, open_phase)
+
+
+#: What a trump is worth keeping beyond its card points, by rank 9 J Q K T A.
+_TRUMP_FUTURE = (4, 6, 8, 8, 12, 14)
+
+
+def future_value(c: int, hand: int, trump_suit: int, unseen: int, marriages_open: bool) -> int:
+    """What holding on to card ``c`` is worth later, beyond its own card points.
+
+    Trumps capture aces and tens; a side ace (or a ten whose ace is gone)
+    wins its suit later; a queen or king may still make a marriage.
+    """
     s, r = divmod(c, NUM_RANKS)
     if s == trump_suit:
-        v += 12.0
-    if _marriage_halves(hand) >> c & 1:
-        v += 25.0
-    elif open_phase and r in (QUEEN, KING):
-        partner = s * 6 + (KING if r == QUEEN else QUEEN)
-        if unseen >> partner & 1:
-            v += 3.0  # the partner may still be drawn
-    if r == TEN and not (hand >> (s * 6 + ACE) & 1) and unseen >> (s * 6 + ACE) & 1:
-        v += 1.0  # exposed to the ace
+        v = _TRUMP_FUTURE[r]
+    elif r == ACE:
+        v = 8
+    elif r == TEN:
+        v = 5 if unseen >> (s * NUM_RANKS + ACE) & 1 else 8
+    elif r == QUEEN or r == KING:
+        v = 1
+    else:
+        v = 0
+    if marriages_open and (r == QUEEN or r == KING):
+        partner = s * NUM_RANKS + (QUEEN + KING - r)
+        if hand >> partner & 1:
+            v += 32 if s == trump_suit else 16
+        elif unseen >> partner & 1:
+            v += 2
     return v
+
+
+def open_follow(
+    hand: int,
+    cards: int,
+    lead: int,
+    trump_suit: int,
+    my_points: int,
+    opp_points: int,
+    going_out: int,
+    need_trick: bool,
+    unseen: int,
+) -> int:
+    """The open-phase answer to ``lead`` among ``cards`` (a mask): points won or given away,
+    minus what the card is worth keeping; going out first, stopping the opponent next."""
+    ls = lead // NUM_RANKS
+    lp = CARD_POINTS[lead]
+    best, best_score = -1, -1e9
+    m = cards
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        cs = c // NUM_RANKS
+        tp = lp + CARD_POINTS[c]
+        if (cs == ls and c > lead) or (cs == trump_suit and ls != trump_suit):
+            if my_points + tp >= going_out:
+                score = 1000 - CARD_POINTS[c]
+            else:
+                score = tp - future_value(c, hand, trump_suit, unseen, True) + (
+                    15 if need_trick else 0
+                )
+        elif opp_points + tp >= going_out:
+            score = -1000 - tp
+        else:
+            score = -tp - future_value(c, hand, trump_suit, unseen, True)
+        if score > best_score:
+            best, best_score = c, score
+    return best
+
+
+def open_lead(hand: int, cards: int, trump_suit: int, unseen: int) -> int:
+    """The open-phase lead among ``cards``: the card cheapest to give up."""
+    best, best_cost = -1, 1e9
+    m = cards
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        s, r = divmod(c, NUM_RANKS)
+        cost = CARD_POINTS[c] + future_value(c, hand, trump_suit, unseen, True)
+        if s == trump_suit:
+            cost += 5  # a trump led is a trump that captures nothing
+        elif r == TEN and unseen >> (s * NUM_RANKS + ACE) & 1:
+            cost += 6  # the ace may take it
+        if cost < best_cost:
+            best, best_cost = c, cost
+    return best
 
 
 def _possible_opponent(view: PlayerView) -> int:
@@ -209,7 +285,7 @@ class HeuristicAgent:
             ]
             if aces and view.card_points[1 - me] + 21 < going_out:
                 return aces[0]
-        return min(cards, key=lambda c: (keep_value(c, hand, ts, unseen, True), c))
+        return open_lead(hand, legal & 0xFFFFFF, ts, unseen)
 
     def _should_close(self, view: PlayerView) -> bool:
         go = view.rules.going_out
@@ -275,23 +351,6 @@ class HeuristicAgent:
             if winners:
                 return cheapest(winners)
             return min(cards, key=lambda c: (CARD_POINTS[c] + (15 if c // 6 == ts else 0), c))
-        # Open phase.
+        # Open phase: weigh the points of the trick against the card spent.
         need_trick = not view.tricks_won[me] and bool(_marriage_halves(hand))
-        in_suit = [c for c in winners if c // 6 == ls]
-        trumps = [c for c in winners if c // 6 == ts and ls != ts]
-        if in_suit:
-            c = cheapest(in_suit)
-            if c % 6 != ACE or lp >= 10 or need_trick:
-                return c
-        if ls != ts and trumps:
-            halves = _marriage_halves(hand)
-            low = [t for t in trumps if t % 6 not in (ACE, TEN) and not halves >> t & 1]
-            if lp >= 10:
-                ok = low or [t for t in trumps if t % 6 == TEN]
-                if ok:
-                    return cheapest(ok)
-            elif need_trick and low:
-                return cheapest(low)
-        if not losers:
-            return cheapest(winners)
-        return cheapest(losers)
+        return open_follow(hand, legal & 0xFFFFFF, lead, ts, my_pts, opp_pts, go, need_trick, unseen)

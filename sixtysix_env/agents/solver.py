@@ -34,7 +34,7 @@ from ..engine import (
 )
 from ..rules import RuleConfig
 
-__all__ = ["Solver", "is_solvable", "brute_force_value", "solve", "action_values"]
+__all__ = ["Solver", "action_values", "brute_force_value", "is_solvable", "solve"]
 
 _INF = 1000
 # Leading queen/king with a marriage: the partner's bit, and the action id.
@@ -279,9 +279,9 @@ class _Search:
                         return hi
                     if lo == hi:
                         return lo
-                    if lo > alpha:
+                    if lo > alpha:  # noqa: PLR1730 - plain compares are faster here
                         alpha = lo
-                    if hi < beta:
+                    if hi < beta:  # noqa: PLR1730
                         beta = hi
             a0 = alpha
             solver.nodes += 1

@@ -95,11 +95,22 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
     env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
-        policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}, "activation_fn": activation},
-        seed=seed, device="cpu", verbose=0,
+        "MlpPolicy",
+        env,
+        learning_rate=cfg.learning_rate,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        ent_coef=cfg.ent_coef,
+        policy_kwargs={
+            "net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch},
+            "activation_fn": activation,
+        },
+        seed=seed,
+        device="cpu",
+        verbose=0,
     )
     n, dt = time_learning(model, steps)
     return n, dt, cfg
@@ -107,35 +118,48 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--config", default=os.path.join(ROOT, "configs", "full.yaml"),
-                   help="training config whose settings are measured (default configs/full.yaml)")
+    p.add_argument(
+        "--config",
+        default=os.path.join(ROOT, "configs", "full.yaml"),
+        help="training config whose settings are measured (default configs/full.yaml)",
+    )
     p.add_argument("--steps", type=int, default=262_144, help="timed steps, configured settings")
-    p.add_argument("--default-steps", type=int, default=32_768, help="timed steps, default settings")
+    p.add_argument(
+        "--default-steps", type=int, default=32_768, help="timed steps, default settings"
+    )
     p.add_argument("--no-default", action="store_true", help="skip the default-settings run")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
     import torch
 
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
-          f"Python {platform.python_version()}, torch {torch.__version__}"
-          + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""))
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"Python {platform.python_version()}, torch {torch.__version__}"
+        + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
+    )
     n, dt, cfg = bench_configured(args.config, args.steps, args.seed)
     conf_sps = n / dt
-    print(f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
-          f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
-          f"{cfg.torch_threads} torch thread(s)): {conf_sps:,.0f} steps/s, "
-          f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)")
+    print(
+        f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
+        f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
+        f"{cfg.torch_threads} torch thread(s)): {conf_sps:,.0f} steps/s, "
+        f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
+    )
     if not args.no_default:
         n, dt = bench_default(args.default_steps, cfg.rules, args.seed)
         def_sps = n / dt
-        print(f"default (1 game x 2048 steps, batch 64, 10 epochs, net [64, 64] tanh, "
-              f"{torch.get_num_threads()} torch thread(s)): {def_sps:,.0f} steps/s, "
-              f"{1e6 / def_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)")
+        print(
+            f"default (1 game x 2048 steps, batch 64, 10 epochs, net [64, 64] tanh, "
+            f"{torch.get_num_threads()} torch thread(s)): {def_sps:,.0f} steps/s, "
+            f"{1e6 / def_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
+        )
         print(f"ratio configured / default: {conf_sps / def_sps:.1f}x")
     if hasattr(os, "getloadavg"):
-        print(f"load average at the end: {os.getloadavg()[0]:.2f} "
-              "(figures on a shared machine vary from run to run)")
+        print(
+            f"load average at the end: {os.getloadavg()[0]:.2f} "
+            "(figures on a shared machine vary from run to run)"
+        )
     return 0
 
 

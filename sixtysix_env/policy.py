@@ -52,15 +52,15 @@ from .errors import SixtySixError
 from .view import PlayerView
 
 __all__ = [
+    "ACTIVATIONS",
     "FORMAT",
     "FORMAT_VERSION",
-    "ACTIVATIONS",
+    "PolicyAgent",
     "PolicyFileError",
     "PolicyNetwork",
-    "PolicyAgent",
-    "save_policy",
-    "read_policy",
     "load_policy",
+    "read_policy",
+    "save_policy",
 ]
 
 FORMAT = "sixtysix-policy"
@@ -103,9 +103,13 @@ class PolicyNetwork:
         activation: str,
     ) -> None:
         if activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+            raise ValueError(
+                f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}"
+            )
         if len(weights) != len(biases) or not weights:
-            raise ValueError("a policy network needs one bias per weight matrix, and at least one layer")
+            raise ValueError(
+                "a policy network needs one bias per weight matrix, and at least one layer"
+            )
         self.weights = tuple(np.ascontiguousarray(w, dtype=np.float32) for w in weights)
         self.biases = tuple(np.ascontiguousarray(b, dtype=np.float32) for b in biases)
         self.activation = activation
@@ -164,7 +168,7 @@ class PolicyAgent:
         name: str | None = None,
     ) -> None:
         if not isinstance(deterministic, bool):
-            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+            raise TypeError(f"deterministic must be True or False, got {deterministic!r}")
         self.network = network
         self.metadata = dict(metadata or {})
         self.deterministic = deterministic
@@ -198,7 +202,9 @@ class PolicyAgent:
 
     def __repr__(self) -> str:
         mode = "argmax" if self.deterministic else "sampling"
-        return f"PolicyAgent({self.name!r}, {self.network.layers}, {self.network.activation}, {mode})"
+        return (
+            f"PolicyAgent({self.name!r}, {self.network.layers}, {self.network.activation}, {mode})"
+        )
 
 
 def save_policy(
@@ -280,39 +286,62 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
         raise PolicyFileError(f"{where} is a single array, not a {FORMAT} .npz archive")
     _require(METADATA_KEY in arrays, where, f"no {METADATA_KEY!r} record; not a {FORMAT} file")
     raw = arrays[METADATA_KEY]
-    _require(raw.dtype == np.uint8 and raw.ndim == 1, where,
-             f"the {METADATA_KEY!r} record must be UTF-8 JSON bytes (uint8), got {raw.dtype}")
+    _require(
+        raw.dtype == np.uint8 and raw.ndim == 1,
+        where,
+        f"the {METADATA_KEY!r} record must be UTF-8 JSON bytes (uint8), got {raw.dtype}",
+    )
     try:
         meta = json.loads(raw.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise PolicyFileError(f"{where}: the metadata record is not valid JSON ({e})") from None
     _require(isinstance(meta, dict), where, "the metadata record must be a JSON object")
-    _require(meta.get("format") == FORMAT, where,
-             f"format {meta.get('format')!r}; expected {FORMAT!r}")
-    _require(meta.get("format_version") == FORMAT_VERSION, where,
-             f"file format version {meta.get('format_version')!r}; this loader reads version "
-             f"{FORMAT_VERSION}")
+    _require(
+        meta.get("format") == FORMAT, where, f"format {meta.get('format')!r}; expected {FORMAT!r}"
+    )
+    _require(
+        meta.get("format_version") == FORMAT_VERSION,
+        where,
+        f"file format version {meta.get('format_version')!r}; this loader reads version "
+        f"{FORMAT_VERSION}",
+    )
     version = meta.get("obs_version")
-    _require(isinstance(version, int) and not isinstance(version, bool), where,
-             f"obs_version {version!r} is not an integer")
+    _require(
+        isinstance(version, int) and not isinstance(version, bool),
+        where,
+        f"obs_version {version!r} is not an integer",
+    )
     try:
         check_obs_version(version)
     except ValueError as e:
         raise PolicyFileError(f"{where}: {e}") from None
-    _require(meta.get("obs_size") == OBS_SIZE, where,
-             f"obs_size {meta.get('obs_size')!r}; observation version {OBS_VERSION} has {OBS_SIZE}")
-    _require(meta.get("num_actions") == NUM_ACTIONS, where,
-             f"num_actions {meta.get('num_actions')!r}; expected {NUM_ACTIONS}")
+    _require(
+        meta.get("obs_size") == OBS_SIZE,
+        where,
+        f"obs_size {meta.get('obs_size')!r}; observation version {OBS_VERSION} has {OBS_SIZE}",
+    )
+    _require(
+        meta.get("num_actions") == NUM_ACTIONS,
+        where,
+        f"num_actions {meta.get('num_actions')!r}; expected {NUM_ACTIONS}",
+    )
     arch = meta.get("architecture")
     _require(isinstance(arch, dict), where, "no 'architecture' record")
     activation = arch.get("activation")
-    _require(activation in ACTIVATIONS, where,
-             f"activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")
+    _require(
+        activation in ACTIVATIONS,
+        where,
+        f"activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}",
+    )
     layers = arch.get("layers")
     _require(
-        isinstance(layers, list) and layers
-        and all(isinstance(x, list) and len(x) == 2 and all(type(n) is int for n in x) for x in layers),
-        where, "architecture 'layers' must be a list of [inputs, outputs] pairs",
+        isinstance(layers, list)
+        and layers
+        and all(
+            isinstance(x, list) and len(x) == 2 and all(type(n) is int for n in x) for x in layers
+        ),
+        where,
+        "architecture 'layers' must be a list of [inputs, outputs] pairs",
     )
     expected = {METADATA_KEY}
     weights, biases = [], []
@@ -322,9 +351,14 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
         for key, shape in ((kw, (n_in, n_out)), (kb, (n_out,))):
             _require(key in arrays, where, f"array {key!r} is missing (the architecture lists it)")
             a = arrays[key]
-            _require(a.dtype == np.float32 and a.shape == shape, where,
-                     f"array {key!r} is {a.dtype} {a.shape}; expected float32 {shape}")
-            _require(bool(np.isfinite(a).all()), where, f"array {key!r} holds NaN or infinite values")
+            _require(
+                a.dtype == np.float32 and a.shape == shape,
+                where,
+                f"array {key!r} is {a.dtype} {a.shape}; expected float32 {shape}",
+            )
+            _require(
+                bool(np.isfinite(a).all()), where, f"array {key!r} holds NaN or infinite values"
+            )
         weights.append(arrays[kw])
         biases.append(arrays[kb])
     extra = sorted(set(arrays) - expected)
@@ -332,7 +366,8 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
     _validate_shapes(weights, biases, where)
     digest = _checksum(arrays)
     _require(
-        digest == meta.get("sha256"), where,
+        digest == meta.get("sha256"),
+        where,
         f"the weights do not match the checksum in its metadata (expected sha256 "
         f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
     )

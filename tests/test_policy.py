@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -27,7 +28,7 @@ from sixtysix_env.view import player_view
 def random_network(seed: int = 0, hidden=(16, 8), activation: str = "relu") -> PolicyNetwork:
     rng = np.random.default_rng(seed)
     sizes = [OBS_SIZE, *hidden, NUM_ACTIONS]
-    ws = [rng.normal(0, 0.5, (a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
+    ws = [rng.normal(0, 0.5, (a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
     bs = [rng.normal(0, 0.1, (b,)).astype(np.float32) for b in sizes[1:]]
     return PolicyNetwork(ws, bs, activation)
 
@@ -157,7 +158,10 @@ def test_tampered_weights_are_refused(policy_file, tmp_path):
         (lambda a: set_meta(a, format="something-else"), "expected 'sixtysix-policy'"),
         (lambda a: set_meta(a, format_version=99), "this loader reads version 1"),
         (lambda a: set_meta(a, num_actions=33), "num_actions 33; expected 34"),
-        (lambda a: set_meta(a, architecture={"activation": "gelu", "layers": []}), "activation 'gelu'"),
+        (
+            lambda a: set_meta(a, architecture={"activation": "gelu", "layers": []}),
+            "activation 'gelu'",
+        ),
     ],
 )
 def test_malformed_files_are_refused(policy_file, tmp_path, change, message):

@@ -14,11 +14,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("yaml")
 
-from training.config import ConfigError, TrainConfig, field_docs, load_config  # noqa: E402
-
-from sixtysix_env.engine import new_hand  # noqa: E402
-from sixtysix_env.env.observation import encode_view  # noqa: E402
-from sixtysix_env.view import player_view  # noqa: E402
+from sixtysix_env.engine import new_hand
+from sixtysix_env.env.observation import encode_view
+from sixtysix_env.view import player_view
+from training.config import ConfigError, TrainConfig, field_docs, load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,8 +27,15 @@ with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as _f:
 
 def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 # -- config --------------------------------------------------------------------------
@@ -52,7 +58,10 @@ def test_shipped_configs_load(name):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("totl_timesteps: 5\n", "unknown option 'totl_timesteps' \\(did you mean 'total_timesteps'\\?\\)"),
+        (
+            "totl_timesteps: 5\n",
+            "unknown option 'totl_timesteps' \\(did you mean 'total_timesteps'\\?\\)",
+        ),
         ("n_envs: four\n", "option 'n_envs' must be integer, got 'four'"),
         ("n_envs: 2.5\n", "option 'n_envs' must be integer"),
         ("progress_bar: 1\n", "option 'progress_bar' must be true/false"),
@@ -73,7 +82,9 @@ def test_config_errors_name_the_option(tmp_path, text, message):
 
 
 def test_overrides_and_numbers():
-    cfg = load_config(None, ["learning_rate=3e-4", "n_envs=8", "net_arch=[64, 64]", "target_kl=0.02"])
+    cfg = load_config(
+        None, ["learning_rate=3e-4", "n_envs=8", "net_arch=[64, 64]", "target_kl=0.02"]
+    )
     assert cfg.learning_rate == 3e-4 and cfg.n_envs == 8 and cfg.net_arch == [64, 64]
     assert cfg.target_kl == 0.02
     with pytest.raises(ConfigError, match="key=value"):
@@ -103,9 +114,17 @@ def smoke_run(tmp_path_factory):
 
 
 def test_smoke_run_writes_its_run_folder(smoke_run):
-    run_dir, out = smoke_run
-    for rel in ("config.yaml", "progress.csv", "eval.jsonl", "summary.json", "policy.npz",
-                "best/model.zip", "latest/model.zip", "latest/state.json"):
+    run_dir, _ = smoke_run
+    for rel in (
+        "config.yaml",
+        "progress.csv",
+        "eval.jsonl",
+        "summary.json",
+        "policy.npz",
+        "best/model.zip",
+        "latest/model.zip",
+        "latest/state.json",
+    ):
         assert (run_dir / rel).exists(), rel
     assert list((run_dir / "tb").iterdir())
     assert len(list((run_dir / "snapshots").glob("*.npz"))) >= 1
@@ -136,7 +155,9 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
 
     run_dir, _ = smoke_run
     out = tmp_path / "exported.npz"
-    r = _run(["-m", "sixtysix_env", "export", str(run_dir), "-o", str(out), "--eval-deals", "5"], ROOT)
+    r = _run(
+        ["-m", "sixtysix_env", "export", str(run_dir), "-o", str(out), "--eval-deals", "5"], ROOT
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     agent = load_policy(str(out))
     meta = agent.metadata
@@ -145,8 +166,11 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
     assert meta["evaluation"]["at_export"]["against"]["heuristic"]["paired_deals"] == 5
     rng = random.Random(0)
     state = new_hand(rng, 0)
-    end = play_hand([agent, load_policy(str(out), deterministic=False)], state,
-                    [random.Random(1), random.Random(2)])
+    end = play_hand(
+        [agent, load_policy(str(out), deterministic=False)],
+        state,
+        [random.Random(1), random.Random(2)],
+    )
     assert end.is_terminal()
 
 
@@ -167,6 +191,7 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
 def test_numpy_policy_matches_torch(smoke_run):
     import torch
     from sb3_contrib import MaskablePPO
+
     from training.export import network_from_policy
 
     run_dir, _ = smoke_run
@@ -195,14 +220,15 @@ def test_numpy_policy_matches_torch(smoke_run):
 
 def test_same_seed_same_weights(tmp_path):
     """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
+    from sixtysix_env.policy import read_policy
     from training.train import main
 
-    from sixtysix_env.policy import read_policy
-
     cfg = tmp_path / "r.yaml"
-    cfg.write_text(TINY.replace("bc_teacher: heuristic", "bc_teacher: null")
-                   .replace("eval_every: 256", "eval_every: 0")
-                   .replace("total_timesteps: 512", "total_timesteps: 256"))
+    cfg.write_text(
+        TINY.replace("bc_teacher: heuristic", "bc_teacher: null")
+        .replace("eval_every: 256", "eval_every: 0")
+        .replace("total_timesteps: 512", "total_timesteps: 256")
+    )
     nets = []
     for k in (1, 2):
         assert main(["--config", str(cfg), "--run-dir", str(tmp_path / f"run{k}")]) == 0

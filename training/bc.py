@@ -85,9 +85,17 @@ def collect(
     }
 
 
-def pretrain(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
-             learning_rate: float, fit_value: bool, seed: int, logger=None,
-             vf_coef: float = 0.5) -> dict[str, Any]:
+def pretrain(
+    policy,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    fit_value: bool,
+    seed: int,
+    logger=None,
+    vf_coef: float = 0.5,
+) -> dict[str, Any]:
     """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions."""
     import torch as th
 
@@ -107,7 +115,9 @@ def pretrain(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
         correct = 0
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            values, log_prob, _ = policy.evaluate_actions(
+                obs[idx], actions[idx], action_masks=masks[idx]
+            )
             pi_loss = -log_prob.mean()
             loss = pi_loss
             if fit_value:
@@ -126,8 +136,12 @@ def pretrain(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                 dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
                 correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
             policy.set_training_mode(True)
-        row = {"epoch": epoch + 1, "policy_loss": tot_pi / n, "value_loss": tot_v / n if fit_value else None,
-               "accuracy": correct / n}
+        row = {
+            "epoch": epoch + 1,
+            "policy_loss": tot_pi / n,
+            "value_loss": tot_v / n if fit_value else None,
+            "accuracy": correct / n,
+        }
         history.append(row)
         if logger is not None:
             logger.record("losses/bc_policy_loss", row["policy_loss"])

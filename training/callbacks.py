@@ -21,7 +21,12 @@ from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import CSVOutputFormat, KVWriter, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.logger import (
+    CSVOutputFormat,
+    KVWriter,
+    Logger,
+    TensorBoardOutputFormat,
+)
 
 from sixtysix_env.policy import save_policy
 
@@ -45,7 +50,7 @@ def _grouped(key: str) -> str | None:
     if key.startswith(("charts/", "losses/")):
         return key
     if key.startswith("train/"):
-        return "losses/" + key[len("train/"):]
+        return "losses/" + key[len("train/") :]
     return None  # time/iterations, time/total_timesteps, ...: CSV only
 
 
@@ -55,8 +60,9 @@ class GroupedTensorBoardFormat(KVWriter):
     def __init__(self, folder: str) -> None:
         self.inner = TensorBoardOutputFormat(folder)
 
-    def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]],
-              step: int = 0) -> None:
+    def write(
+        self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0
+    ) -> None:
         kv, ex = {}, {}
         for k, v in key_values.items():
             g = _grouped(k)
@@ -73,8 +79,13 @@ class GroupedTensorBoardFormat(KVWriter):
 def make_logger(run_dir: str) -> Logger:
     """TensorBoard (grouped) under ``run_dir/tb`` and every key in ``run_dir/progress.csv``."""
     os.makedirs(os.path.join(run_dir, "tb"), exist_ok=True)
-    return Logger(run_dir, [GroupedTensorBoardFormat(os.path.join(run_dir, "tb")),
-                            CSVOutputFormat(os.path.join(run_dir, "progress.csv"))])
+    return Logger(
+        run_dir,
+        [
+            GroupedTensorBoardFormat(os.path.join(run_dir, "tb")),
+            CSVOutputFormat(os.path.join(run_dir, "progress.csv")),
+        ],
+    )
 
 
 def write_json(path: str, data: Any) -> None:
@@ -151,8 +162,9 @@ class SelfPlayCallback(BaseCallback):
         self.returns.clear()
         elapsed = time.perf_counter() - self._t_start - self.side_seconds
         if elapsed > 0:
-            self.logger.record("charts/SPS_learning",
-                               (self.num_timesteps - self._steps_start) / elapsed)
+            self.logger.record(
+                "charts/SPS_learning", (self.num_timesteps - self._steps_start) / elapsed
+            )
         self.logger.record("charts/pool_snapshots", len(self.pool.snapshots))
 
     def _on_training_end(self) -> None:
@@ -171,8 +183,11 @@ class SelfPlayCallback(BaseCallback):
         rel = os.path.join("snapshots", label + ".npz")
         net = network_from_policy(self.model.policy)
         os.makedirs(os.path.join(self.run_dir, "snapshots"), exist_ok=True)
-        save_policy(os.path.join(self.run_dir, rel), net,
-                    {"name": label, "training": {"steps": steps, "run": self.cfg.name}})
+        save_policy(
+            os.path.join(self.run_dir, rel),
+            net,
+            {"name": label, "training": {"steps": steps, "run": self.cfg.name}},
+        )
         agent = policy_agent(self.model, label, deterministic=self.cfg.snapshot_deterministic)
         self.pool.add_snapshot(label, rel, steps, agent)
         self._mark("snapshot")
@@ -182,14 +197,17 @@ class SelfPlayCallback(BaseCallback):
         steps = self.num_timesteps
         t0 = time.perf_counter()
         agent = policy_agent(self.model, "learner")
-        figures = evaluate_agent(agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed,
-                                 cfg.rules, cfg.eval_workers)
+        figures = evaluate_agent(
+            agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed, cfg.rules, cfg.eval_workers
+        )
         seconds = time.perf_counter() - t0
         for opp, f in figures.items():
             self.logger.record(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"])
-            lo, hi = f["gp_ci95"] or (f["gp_per_hand"], f["gp_per_hand"])
+            lo, _ = f["gp_ci95"] or (f["gp_per_hand"], f["gp_per_hand"])
             self.logger.record(f"charts/eval_gp_low95_vs_{opp}", lo)
-            self.logger.record(f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"]))
+            self.logger.record(
+                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"])
+            )
         self.logger.record("charts/eval_seconds", seconds)
         self.logger.dump(steps)
         record = {"steps": steps, "wall_time_s": self.wall_time(), "against": figures}
@@ -206,11 +224,16 @@ class SelfPlayCallback(BaseCallback):
             self.model.save(os.path.join(best_dir, "model.zip"))
             write_json(os.path.join(best_dir, "eval.json"), record)
         self._mark("eval")
-        parts = [f"{opp} {f['gp_per_hand']:+.3f} [{f['gp_ci95'][0]:+.3f}, {f['gp_ci95'][1]:+.3f}]"
-                 if f["gp_ci95"] else f"{opp} {f['gp_per_hand']:+.3f}" for opp, f in figures.items()]
+        parts = [
+            f"{opp} {f['gp_per_hand']:+.3f} [{f['gp_ci95'][0]:+.3f}, {f['gp_ci95'][1]:+.3f}]"
+            if f["gp_ci95"]
+            else f"{opp} {f['gp_per_hand']:+.3f}"
+            for opp, f in figures.items()
+        ]
         self.printer(
             f"[{steps:>10,} steps, {self.wall_time() / 60:6.1f} min] eval gp/hand vs "
-            + "; ".join(parts) + (" (new best)" if is_best else "")
+            + "; ".join(parts)
+            + (" (new best)" if is_best else "")
         )
         return record
 

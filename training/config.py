@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import itertools
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -132,7 +134,7 @@ def field_docs() -> dict[str, str]:
     tree = ast.parse(inspect.getsource(TrainConfig))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
-    for node, nxt in zip(body, body[1:]):
+    for node, nxt in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name)
@@ -195,7 +197,7 @@ def _coerce(tp: Any, value: Any) -> tuple[bool, Any]:
                 v = float(value)
             except ValueError:
                 return False, value
-            return (v == v and abs(v) != float("inf")), v
+            return math.isfinite(v), v
         return False, value
     if tp is str:
         return type(value) is str, value
@@ -230,13 +232,28 @@ _CHOICES = {
     "activation": ("relu", "tanh"),
 }
 _POSITIVE = (
-    "total_timesteps", "torch_threads", "n_envs", "n_steps", "batch_size", "n_epochs",
-    "recent_snapshots", "max_snapshots", "bc_hands", "bc_epochs", "bc_batch_size",
-    "eval_deals", "eval_workers",
+    "total_timesteps",
+    "torch_threads",
+    "n_envs",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "recent_snapshots",
+    "max_snapshots",
+    "bc_hands",
+    "bc_epochs",
+    "bc_batch_size",
+    "eval_deals",
+    "eval_workers",
 )
 _NON_NEGATIVE = (
-    "snapshot_every", "eval_every", "save_every", "recent_weight", "older_weight",
-    "ent_coef", "vf_coef",
+    "snapshot_every",
+    "eval_every",
+    "save_every",
+    "recent_weight",
+    "older_weight",
+    "ent_coef",
+    "vf_coef",
 )
 
 
@@ -266,9 +283,13 @@ def _check_values(cfg: TrainConfig) -> None:
         if not 0 <= getattr(cfg, key) <= 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; allowed: 0 to 1")
     if not cfg.net_arch or any(n < 1 for n in cfg.net_arch):
-        raise ConfigError(f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes")
+        raise ConfigError(
+            f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes"
+        )
     if any(w < 0 for w in cfg.baseline_weights.values()):
-        raise ConfigError(f"option 'baseline_weights' got {cfg.baseline_weights!r}; weights must not be negative")
+        raise ConfigError(
+            f"option 'baseline_weights' got {cfg.baseline_weights!r}; weights must not be negative"
+        )
     if sum(cfg.baseline_weights.values()) <= 0:
         raise ConfigError(
             "option 'baseline_weights' needs at least one opponent with a positive weight "
@@ -293,7 +314,9 @@ def _check_values(cfg: TrainConfig) -> None:
 def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
     """A checked :class:`TrainConfig` from a mapping of option names to values."""
     if not isinstance(values, dict):
-        raise ConfigError(f"{source}: expected a mapping of option names to values, got {type(values).__name__}")
+        raise ConfigError(
+            f"{source}: expected a mapping of option names to values, got {type(values).__name__}"
+        )
     hints = typing.get_type_hints(TrainConfig)
     names = [f.name for f in dataclasses.fields(TrainConfig)]
     unknown = [k for k in values if k not in hints]
@@ -375,11 +398,11 @@ def save_config(cfg: TrainConfig, path: str) -> None:
     lines = ["# Resolved training configuration (every option; see training/config.py)."]
     for f in dataclasses.fields(TrainConfig):
         lines.append(f"# {docs.get(f.name, '')}")
-        value = yaml.safe_dump(getattr(cfg, f.name), default_flow_style=True, width=10**6,
-                               sort_keys=False)
-        value = value.strip()
-        if value.endswith("\n..."):  # a plain scalar's document end marker
-            value = value[: -len("\n...")]
+        value = yaml.safe_dump(
+            getattr(cfg, f.name), default_flow_style=True, width=10**6, sort_keys=False
+        )
+        # A plain scalar comes with a document end marker.
+        value = value.strip().removesuffix("\n...").strip()
         lines.append(f"{f.name}: {value}")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

@@ -36,7 +36,7 @@ class ExportError(ValueError):
 
 def network_from_policy(policy) -> PolicyNetwork:
     """The actor of an SB3 ``MaskableActorCriticPolicy`` over a flat Box observation, in numpy."""
-    import torch.nn as nn
+    from torch import nn
 
     extractor = getattr(policy, "pi_features_extractor", None) or policy.features_extractor
     if not isinstance(extractor, nn.Flatten) and type(extractor).__name__ != "FlattenExtractor":
@@ -66,7 +66,9 @@ def network_from_policy(policy) -> PolicyNetwork:
 def policy_agent(model_or_policy, name: str = "learner", deterministic: bool = True) -> PolicyAgent:
     """A numpy agent playing the model's current policy (for evaluation and snapshots)."""
     policy = getattr(model_or_policy, "policy", model_or_policy)
-    return PolicyAgent(network_from_policy(policy), {"name": name}, deterministic=deterministic, name=name)
+    return PolicyAgent(
+        network_from_policy(policy), {"name": name}, deterministic=deterministic, name=name
+    )
 
 
 def eval_figures(res, opponent: str) -> dict[str, Any]:
@@ -86,15 +88,29 @@ def eval_figures(res, opponent: str) -> dict[str, Any]:
     }
 
 
-def evaluate_agent(agent, opponents: list[str], deals: int, seed: int, rules: str,
-                   workers: int = 1) -> dict[str, dict[str, Any]]:
-    """Paired-deal evaluation of ``agent`` against each opponent, with ``sixtysix_env.evaluation``."""
+def split_opponent(spec: str, deals: int) -> tuple[str, int]:
+    """``"expert@400"`` -> ``("expert", 400)``; without ``@N`` the default ``deals``."""
+    name, at, count = spec.rpartition("@")
+    if at and name and count.isdigit() and int(count) > 0:
+        return name, int(count)
+    return spec, deals
+
+
+def evaluate_agent(
+    agent, opponents: list[str], deals: int, seed: int, rules: str, workers: int = 1
+) -> dict[str, dict[str, Any]]:
+    """Paired-deal evaluation of ``agent`` against each opponent, with ``sixtysix_env.evaluation``.
+
+    An opponent written ``NAME@N`` is played over ``N`` paired deals instead of ``deals``.
+    """
     from sixtysix_env.evaluation import evaluate
 
     out = {}
-    for opp in opponents:
-        res = evaluate([agent, opp], deals=deals, rules=rules, seed=seed, workers=workers)
+    for spec in opponents:
+        opp, n = split_opponent(spec, deals)
+        res = evaluate([agent, opp], deals=n, rules=rules, seed=seed, workers=workers)
         out[opp] = eval_figures(res, opp)
+        out[opp]["seconds"] = round(res.wall_seconds, 1)
     return out
 
 
@@ -106,7 +122,9 @@ def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
         if which == "best" and not os.path.exists(model):
             model = os.path.join(path, "latest", "model.zip")
         if not os.path.exists(model):
-            raise FileNotFoundError(f"no {which}/model.zip (nor latest/model.zip) in run folder {path!r}")
+            raise FileNotFoundError(
+                f"no {which}/model.zip (nor latest/model.zip) in run folder {path!r}"
+            )
         return model, run_dir
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path!r} is neither a run folder nor a model file")
@@ -147,11 +165,15 @@ def export_model(
 
         with open(os.path.join(run_dir, "config.yaml"), encoding="utf-8") as f:
             try:
-                cfg = config_from_dict(yaml.safe_load(f) or {}, os.path.join(run_dir, "config.yaml"))
+                cfg = config_from_dict(
+                    yaml.safe_load(f) or {}, os.path.join(run_dir, "config.yaml")
+                )
             except ConfigError as e:
                 print(f"sixtysix export: warning: {e}; the config is left out", file=sys.stderr)
         summary = _read_json(os.path.join(run_dir, "summary.json"))
-        run_eval = _read_json(os.path.join(os.path.dirname(os.path.abspath(model_path)), "eval.json"))
+        run_eval = _read_json(
+            os.path.join(os.path.dirname(os.path.abspath(model_path)), "eval.json")
+        )
     model = MaskablePPO.load(model_path, device="cpu")
     network = network_from_policy(model.policy)
     rules = cfg.rules if cfg is not None else "altmisalti"
@@ -180,11 +202,16 @@ def export_model(
     }
     if eval_deals > 0:
         agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
-        figures = evaluate_agent(agent, eval_opponents or ["random", "heuristic"], eval_deals,
-                                 eval_seed, rules, eval_workers)
+        figures = evaluate_agent(
+            agent,
+            eval_opponents or ["random", "heuristic"],
+            eval_deals,
+            eval_seed,
+            rules,
+            eval_workers,
+        )
         record["evaluation"]["at_export"] = {
             "deterministic": True,
-            "paired_deals": eval_deals,
             "seed": eval_seed,
             "against": figures,
         }
@@ -201,17 +228,30 @@ def _jsonable(cfg: TrainConfig) -> dict:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="RUN_OR_MODEL",
-                        help="a run folder (runs/NAME) or a saved model (.zip)")
+    parser.add_argument(
+        "model", metavar="RUN_OR_MODEL", help="a run folder (runs/NAME) or a saved model (.zip)"
+    )
     parser.add_argument("-o", "--output", required=True, help="policy file to write (.npz)")
-    parser.add_argument("--which", choices=("best", "latest"), default="best",
-                        help="for a run folder: its best model (default) or its latest")
+    parser.add_argument(
+        "--which",
+        choices=("best", "latest"),
+        default="best",
+        help="for a run folder: its best model (default) or its latest",
+    )
     parser.add_argument("--name", help="name of the policy (default: the output file's stem)")
-    parser.add_argument("--eval-deals", type=int, default=1000,
-                        help="paired deals per opponent for the figures recorded at export "
-                        "(default 1000; 0 skips)")
-    parser.add_argument("--eval-opponents", nargs="+", default=["random", "heuristic"],
-                        help="opponents of that evaluation (default: random heuristic)")
+    parser.add_argument(
+        "--eval-deals",
+        type=int,
+        default=1000,
+        help="paired deals per opponent for the figures recorded at export (default 1000; 0 skips)",
+    )
+    parser.add_argument(
+        "--eval-opponents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="opponents of that evaluation (default: random heuristic); NAME@N plays N paired "
+        "deals against NAME instead of --eval-deals (e.g. expert@400)",
+    )
     parser.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
 
@@ -222,18 +262,30 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         model_path, run_dir = find_model(args.model, args.which)
-        record = export_model(model_path, args.output, run_dir, args.name, args.eval_deals,
-                              args.eval_opponents, args.eval_seed, args.workers)
+        record = export_model(
+            model_path,
+            args.output,
+            run_dir,
+            args.name,
+            args.eval_deals,
+            args.eval_opponents,
+            args.eval_seed,
+            args.workers,
+        )
     except (FileNotFoundError, ExportError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
     size = os.path.getsize(args.output)
-    print(f"wrote {args.output} ({size / 1024:.0f} KiB) from {model_path}, "
-          f"{record['training']['steps']} training steps")
+    print(
+        f"wrote {args.output} ({size / 1024:.0f} KiB) from {model_path}, "
+        f"{record['training']['steps']} training steps"
+    )
     at = (record.get("evaluation") or {}).get("at_export")
     if at:
         for opp, f in at["against"].items():
             lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
-            print(f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
-                  f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals")
+            print(
+                f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
+                f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
+            )
     return 0

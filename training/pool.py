@@ -87,10 +87,12 @@ class OpponentPool:
             for name, w in self.baseline_weights.items():
                 if w > 0:
                     rows.append((w, name, BASELINE, self.baselines[name]))
-            recent = self.snapshots[-self.recent_snapshots:] if self.snapshots else []
+            recent = self.snapshots[-self.recent_snapshots :] if self.snapshots else []
             older = self.snapshots[: len(self.snapshots) - len(recent)]
-            for group, members, w in ((RECENT, recent, self.recent_weight),
-                                      (OLDER, older, self.older_weight)):
+            for group, members, w in (
+                (RECENT, recent, self.recent_weight),
+                (OLDER, older, self.older_weight),
+            ):
                 if members and w > 0:
                     for s in members:
                         rows.append((w / len(members), s.label, group, s.agent))
@@ -116,7 +118,9 @@ class OpponentPool:
     def state(self) -> dict:
         """What a resumed run needs: the snapshot list and the generator's state."""
         return {
-            "snapshots": [{"label": s.label, "path": s.path, "steps": s.steps} for s in self.snapshots],
+            "snapshots": [
+                {"label": s.label, "path": s.path, "steps": s.steps} for s in self.snapshots
+            ],
             "rng": _rng_to_json(self.rng.getstate()),
         }
 

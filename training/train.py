@@ -93,13 +93,17 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
         with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
             state = json.load(f)
         pool.restore(run_dir, state.pop("pool", {}))
-        model = MaskablePPO.load(os.path.join(run_dir, "latest", "model.zip"), env=env, device="cpu")
+        model = MaskablePPO.load(
+            os.path.join(run_dir, "latest", "model.zip"), env=env, device="cpu"
+        )
         # Fresh games after a resume, seeded from the resume point.
         env.seed(cfg.seed + model.num_timesteps)
         model._last_obs = None  # the learn() below resets the games
         state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
-        printer(f"resuming {run_dir} at {model.num_timesteps:,} steps "
-                f"with {len(pool.snapshots)} snapshots in the pool")
+        printer(
+            f"resuming {run_dir} at {model.num_timesteps:,} steps "
+            f"with {len(pool.snapshots)} snapshots in the pool"
+        )
     else:
         activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
         lr: Any = cfg.learning_rate
@@ -137,19 +141,38 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
     # -- warm start by behaviour cloning ----------------------------------------------------
     if cfg.bc_teacher and not resume:
         t0 = time.perf_counter()
-        printer(f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
-                f"(against {cfg.bc_opponent})")
-        data = bc.collect(cfg.bc_teacher, cfg.bc_opponent, cfg.bc_hands, cfg.rules, cfg.seed,
-                          progress=cfg.progress_bar)
+        printer(
+            f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
+            f"(against {cfg.bc_opponent})"
+        )
+        data = bc.collect(
+            cfg.bc_teacher,
+            cfg.bc_opponent,
+            cfg.bc_hands,
+            cfg.rules,
+            cfg.seed,
+            progress=cfg.progress_bar,
+        )
         collect_s = time.perf_counter() - t0
-        stats = bc.pretrain(model.policy, data, cfg.bc_epochs, cfg.bc_batch_size,
-                            cfg.bc_learning_rate, cfg.bc_value, cfg.seed, logger, cfg.vf_coef)
+        stats = bc.pretrain(
+            model.policy,
+            data,
+            cfg.bc_epochs,
+            cfg.bc_batch_size,
+            cfg.bc_learning_rate,
+            cfg.bc_value,
+            cfg.seed,
+            logger,
+            cfg.vf_coef,
+        )
         stats["collect_seconds"] = collect_s
         stats["teacher"] = cfg.bc_teacher
         state["bc"] = stats
         last = stats["epochs"][-1]
-        printer(f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
-                f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}")
+        printer(
+            f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
+            f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}"
+        )
 
     # -- learning ---------------------------------------------------------------------------
     callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
@@ -164,8 +187,10 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
             progress_bar=cfg.progress_bar,
         )
     else:
-        printer(f"nothing to do: the run already has {model.num_timesteps:,} of "
-                f"{cfg.total_timesteps:,} steps")
+        printer(
+            f"nothing to do: the run already has {model.num_timesteps:,} of "
+            f"{cfg.total_timesteps:,} steps"
+        )
     learn_s = time.perf_counter() - t_learn
     learning_s = callback.learning_seconds() if remaining > 0 else 0.0
     steps = model.num_timesteps - steps_before
@@ -177,7 +202,9 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
         "run": cfg.name,
         "steps": model.num_timesteps,
         "steps_this_session": steps,
-        "wall_time_s": state.get("wall_time_before_s", 0.0) + learn_s + (state.get("bc") or {}).get("seconds", 0)
+        "wall_time_s": state.get("wall_time_before_s", 0.0)
+        + learn_s
+        + (state.get("bc") or {}).get("seconds", 0)
         + (state.get("bc") or {}).get("collect_seconds", 0),
         "learn_wall_time_s": learn_s,
         "learning_seconds": learning_s,
@@ -193,28 +220,44 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
     write_json(os.path.join(run_dir, "summary.json"), summary)
     best = os.path.join(run_dir, "best", "model.zip")
     if os.path.exists(best):
-        export_model(best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0)
+        export_model(
+            best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
+        )
     if summary["steps_per_s"]:
-        printer(f"done: {model.num_timesteps:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
-                f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
-                f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
-                f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
-                f"{summary['best_steps']:,} steps")
+        printer(
+            f"done: {model.num_timesteps:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
+            f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
+            f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
+            f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
+            f"{summary['best_steps']:,} steps"
+        )
     printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
     return summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="YAML", help="config file (keys = option names)")
-    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
-                        help="override one option (value in YAML syntax); repeatable")
-    parser.add_argument("--resume", metavar="RUN_DIR",
-                        help="continue a saved run (its config.yaml; --set may change options)")
+    parser.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override one option (value in YAML syntax); repeatable",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue a saved run (its config.yaml; --set may change options)",
+    )
     parser.add_argument("--run-dir", help="run folder (default: runs_dir/name from the config)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace an existing run folder instead of refusing")
-    parser.add_argument("--list-options", action="store_true",
-                        help="print every option with its type, default and meaning")
+    parser.add_argument(
+        "--force", action="store_true", help="replace an existing run folder instead of refusing"
+    )
+    parser.add_argument(
+        "--list-options",
+        action="store_true",
+        help="print every option with its type, default and meaning",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -245,14 +288,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     os.makedirs(run_dir, exist_ok=True)
     save_config(cfg, os.path.join(run_dir, "config.yaml"))
-    print(f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
-          f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}", flush=True)
+    print(
+        f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
+        f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}",
+        flush=True,
+    )
     train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train", description=__doc__.split("\n")[0]
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

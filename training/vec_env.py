@@ -81,14 +81,19 @@ class SelfPlayVecEnv(VecEnv):
             if term or trunc:
                 dones[i] = True
                 label, group = self.labels[i]
-                infos.append({
-                    "terminal_observation": obs["observation"],
-                    "episode": {"r": float(self.ep_return[i]), "l": int(self.ep_len[i]),
-                                "t": round(time.time() - self._t0, 6)},
-                    "opponent": label,
-                    "opponent_group": group,
-                    "TimeLimit.truncated": bool(trunc and not term),
-                })
+                infos.append(
+                    {
+                        "terminal_observation": obs["observation"],
+                        "episode": {
+                            "r": float(self.ep_return[i]),
+                            "l": int(self.ep_len[i]),
+                            "t": round(time.time() - self._t0, 6),
+                        },
+                        "opponent": label,
+                        "opponent_group": group,
+                        "TimeLimit.truncated": bool(trunc and not term),
+                    }
+                )
                 self._reset_one(i)
             else:
                 self.buf_obs[i] = obs["observation"]
@@ -112,7 +117,9 @@ class SelfPlayVecEnv(VecEnv):
         for i in self._get_indices(indices):
             setattr(self.envs[i], attr_name, value)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args, indices=None, **method_kwargs
+    ) -> list[Any]:
         idx = list(self._get_indices(indices))
         if method_name == "action_masks" and not method_args and not method_kwargs:
             return [self.buf_masks[i].copy() for i in idx]

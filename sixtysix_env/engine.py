@@ -50,6 +50,7 @@ from .actions import (
     parse_action,
 )
 from .cards import (
+    BYTE_BITS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
     KING,
@@ -81,23 +82,7 @@ _PARTNER = {card(s, QUEEN): card(s, KING) for s in range(4)} | {
 }
 
 
-# Bit positions of every byte value, offset for each byte of a 40-bit mask:
-# listing the set bits of a mask is five table lookups.
-_BYTE_BITS = tuple(
-    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(5)
-)
-_B0, _B1, _B2, _B3, _B4 = _BYTE_BITS
-
-
-def _bits(mask: int) -> list[int]:
-    """Set bits of a mask below 2**40, ascending."""
-    return list(
-        _B0[mask & 255]
-        + _B1[mask >> 8 & 255]
-        + _B2[mask >> 16 & 255]
-        + _B3[mask >> 24 & 255]
-        + _B4[mask >> 32 & 255]
-    )
+_B0, _B1, _B2, _B3, _B4 = BYTE_BITS
 
 
 # Public events of a hand, in the order they happened (all of them are seen by

@@ -32,6 +32,18 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+DEFAULT_THREADS = 0  # torch's default thread count, read before any run changes it
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def _flat_env(rules: str, seed: int):
@@ -75,7 +87,7 @@ def bench_default(steps: int, rules: str, seed: int) -> tuple[int, float]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(torch.get_num_threads())  # the library default
+    torch.set_num_threads(DEFAULT_THREADS)  # the library's own default
     env = DummyVecEnv([lambda: _flat_env(rules, seed)])
     model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0)
     return time_learning(model, steps)
@@ -133,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    global DEFAULT_THREADS
+    DEFAULT_THREADS = torch.get_num_threads()
     print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"machine: {_cpu()}, {os.cpu_count()} CPU cores, "
         f"Python {platform.python_version()}, torch {torch.__version__}"
         + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
     )
@@ -151,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         def_sps = n / dt
         print(
             f"default (1 game x 2048 steps, batch 64, 10 epochs, net [64, 64] tanh, "
-            f"{torch.get_num_threads()} torch thread(s)): {def_sps:,.0f} steps/s, "
+            f"{DEFAULT_THREADS} torch thread(s)): {def_sps:,.0f} steps/s, "
             f"{1e6 / def_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
         )
         print(f"ratio configured / default: {conf_sps / def_sps:.1f}x")

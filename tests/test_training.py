@@ -99,6 +99,17 @@ def test_train_command_reports_config_errors(tmp_path):
     assert "unknown option 'n_env'" in r.stderr
 
 
+def test_existing_run_folder_is_not_overwritten(tmp_path, capsys):
+    from training.train import main
+
+    run_dir = tmp_path / "taken"
+    run_dir.mkdir()
+    (run_dir / "something").write_text("")
+    assert main(["--run-dir", str(run_dir)]) == 2
+    assert "exists; use --resume" in capsys.readouterr().err
+    assert main(["--run-dir", str(run_dir), "--reset-best"]) == 2
+
+
 # -- smoke run: train, export, load, play -------------------------------------------------
 
 
@@ -180,9 +191,21 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     run_dir, _ = smoke_run
     copy = tmp_path / "tiny"
     shutil.copytree(run_dir, copy)
-    r = _run(["-m", "training.train", "--resume", str(copy), "--set", "total_timesteps=768"], ROOT)
+    r = _run(
+        [
+            "-m",
+            "training.train",
+            "--resume",
+            str(copy),
+            "--set",
+            "total_timesteps=768",
+            "--reset-best",
+        ],
+        ROOT,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "resuming" in r.stdout
+    assert "resuming" in r.stdout and "forgetting the best score" in r.stdout
+    assert (copy / "config.until-512.yaml").exists()
     state = json.loads((copy / "latest" / "state.json").read_text())
     assert state["steps"] == 768
     assert len(state["pool"]["snapshots"]) >= 2

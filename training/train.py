@@ -33,6 +33,7 @@ bit-identical to a run that was never interrupted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -56,11 +57,19 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} CPU cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
-def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -> dict[str, Any]:
-    """Train (or resume) the run in ``run_dir``; returns its summary."""
-    # Heavy imports here, so `sixtysix train --help` and config errors stay fast.
-    import json
+def train(
+    cfg: TrainConfig,
+    run_dir: str,
+    resume: bool = False,
+    printer=print,
+    reset_best: bool = False,
+) -> dict[str, Any]:
+    """Train (or resume) the run in ``run_dir``; returns its summary.
 
+    ``reset_best`` (with ``resume``) forgets the best score so far, for when
+    the evaluation opponents have changed and old scores no longer compare.
+    """
+    # Heavy imports here, so `sixtysix train --help` and config errors stay fast.
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
@@ -100,6 +109,10 @@ def train(cfg: TrainConfig, run_dir: str, resume: bool = False, printer=print) -
         env.seed(cfg.seed + model.num_timesteps)
         model._last_obs = None  # the learn() below resets the games
         state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
+        if reset_best:
+            old = state.pop("best_score", None)
+            state.pop("best_steps", None)
+            printer(f"forgetting the best score so far ({old}): the next evaluation sets it")
         printer(
             f"resuming {run_dir} at {model.num_timesteps:,} steps "
             f"with {len(pool.snapshots)} snapshots in the pool"
@@ -251,6 +264,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--run-dir", help="run folder (default: runs_dir/name from the config)")
     parser.add_argument(
+        "--reset-best",
+        action="store_true",
+        help="with --resume: forget the best score so far (when the evaluation opponents changed)",
+    )
+    parser.add_argument(
         "--force", action="store_true", help="replace an existing run folder instead of refusing"
     )
     parser.add_argument(
@@ -264,6 +282,9 @@ def run(args: argparse.Namespace) -> int:
     if args.list_options:
         print(describe_options())
         return 0
+    if args.reset_best and not args.resume:
+        print("sixtysix train: --reset-best only applies with --resume", file=sys.stderr)
+        return 2
     try:
         if args.resume:
             if args.config:
@@ -273,6 +294,10 @@ def run(args: argparse.Namespace) -> int:
             if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
                 raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
             cfg = load_config(cfg_path, args.set)
+            # Keep the config the run had so far beside the updated one.
+            with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
+                steps = json.load(f).get("steps", 0)
+            shutil.copy(cfg_path, os.path.join(run_dir, f"config.until-{steps}.yaml"))
         else:
             cfg = load_config(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
@@ -293,7 +318,13 @@ def run(args: argparse.Namespace) -> int:
         f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}",
         flush=True,
     )
-    train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+    train(
+        cfg,
+        run_dir,
+        resume=bool(args.resume),
+        printer=lambda s: print(s, flush=True),
+        reset_best=args.reset_best,
+    )
     return 0
 
 

@@ -35,6 +35,7 @@ import multiprocessing
 import operator
 import os
 import random
+import shlex
 import signal
 import statistics
 import sys
@@ -281,6 +282,8 @@ class EvalResult:
     complete: bool = True
     stopped: str | None = None
     wall_seconds: float = 0.0
+    #: The command line that produced the figures, when run from the CLI.
+    command: str | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -474,6 +477,7 @@ def evaluate(
     json_path: str | None = None,
     chunk_size: int | None = None,
     on_record: Callable[[Any], None] | None = None,
+    command: str | None = None,
 ) -> EvalResult:
     """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
 
@@ -586,6 +590,7 @@ def evaluate(
         complete=stopped is None,
         stopped=stopped,
         wall_seconds=time.perf_counter() - t0,
+        command=command,
     )
     if json_path:
         result.save_json(json_path)
@@ -729,8 +734,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         kw = {"deals": args.deals if args.deals is not None else 200}
     try:
+        parts = ["sixtysix", "eval", *args.agents, f"--{next(iter(kw))}", str(next(iter(kw.values()))),
+                 "--rules", args.rules, "--seed", str(args.seed), "--workers", str(args.workers)]
+        command = " ".join(shlex.quote(p) for p in parts)
         res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
-                       progress=not args.no_progress, json_path=args.json, **kw)
+                       progress=not args.no_progress, json_path=args.json, command=command, **kw)
     except SixtySixError as e:
         partial = getattr(e, "partial_result", None)
         if partial is not None and (partial.pairs and any(p.deals for p in partial.pairs)):

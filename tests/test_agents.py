@@ -57,9 +57,10 @@ def test_random_and_heuristic_play_thousands_of_legal_hands(preset):
 def test_expert_plays_legal_hands(preset):
     # One sample per decision keeps this quick; legality does not depend on it.
     e, h, r = ExpertAgent(samples=1), HeuristicAgent(), RandomAgent()
-    play_hands((e, r), preset, 150, seed=4)
-    play_hands((h, e), preset, 150, seed=5)
-    play_hands((e, e), preset, 30, seed=6)
+    results = play_hands((e, r), preset, 500, seed=4)
+    results += play_hands((h, e), preset, 400, seed=5)
+    results += play_hands((e, e), preset, 100, seed=6)
+    assert len(results) == 1000
 
 
 def test_heuristic_beats_random_clearly():
@@ -253,8 +254,11 @@ def test_rollout_policy_is_legal_and_ends_hands():
 def test_expert_time_budget_and_validation():
     with pytest.raises(ValueError):
         ExpertAgent(time_budget=0)
+    with pytest.raises(ValueError, match="open_search"):
+        ExpertAgent(open_search="some")
     s = new_hand(5)
     view = player_view(s, s.current_player())
     a = ExpertAgent(samples=1000, time_budget=0.001, min_samples=1).act(view, random.Random(0))
     assert a in view.legal_actions()
-    assert CLOSE not in view.legal_actions() or a in view.legal_actions()
+    for mode in ("none", "close"):
+        assert ExpertAgent(samples=2, open_search=mode).act(view, random.Random(0)) in view.legal_actions()

@@ -3,18 +3,22 @@
 * Stock exhausted: both hands are known, so the position is solved exactly
   (:class:`~sixtysix_env.agents.solver.Solver`) and a best action is played.
 * Otherwise the bot samples deals consistent with its view
-  (:func:`~sixtysix_env.view.determinize`) and scores every candidate action
-  on each sample:
+  (:func:`~sixtysix_env.view.determinize`, uniform over the unseen cards)
+  and scores every candidate action on each sample, in game points:
 
-  - with the stock closed (or when the action is the close itself) the
+  - with the stock closed, or when the action is the close itself, the
     sampled position is solved exactly;
-  - in the open phase the action is followed by a fast rollout (both seats
-    play the heuristic's open-phase rules) until the stock is closed or
-    exhausted, and the rest is solved exactly.
+  - in the open phase the action is followed by a fast rollout until the
+    stock is closed or exhausted, and the rest is solved exactly. In the
+    rollout both seats play the heuristic's open-phase rules; the opponent
+    closes by the heuristic's count of sure tricks, and this seat closes as
+    soon as the sampled deal proves that closing wins (one exact solve), so
+    the value of closing later is seen too.
 
-  The action with the best mean game points wins; the heuristic's choice is
-  kept when it is within ``margin`` of the best (sampling noise should not
-  overturn sound play). The trump 9 is always exchanged.
+  The action with the best mean wins; the heuristic's choice is kept when it
+  is within ``margin`` of the best (sampling noise should not overturn sound
+  play), and after ``prune_after`` samples actions far behind the best stop
+  being sampled. The trump 9 is always exchanged.
 
 ``samples`` bounds the number of sampled deals per decision and
 ``time_budget`` (seconds, optional) stops sampling early; with a time budget
@@ -143,15 +147,29 @@ def _rollout_close(s: State) -> bool:
     return total >= go
 
 
-def rollout_value(s: State, solver: Solver, close: bool = True) -> int:
-    """Seat 0's game points: rollout rules while the stock is open, then exact."""
+def rollout_value(
+    s: State, solver: Solver, close: bool = True, searcher: int = -1, close_points: int = 30
+) -> int:
+    """Seat 0's game points: rollout rules while the stock is open, then exact.
+
+    Seat ``searcher`` (if 0 or 1) closes in the rollout whenever closing wins
+    in the sampled deal (one exact solve), once it has ``close_points``.
+    """
     while s.result is None:
         v = s.v
         if v[CLOSED_BY] >= 0 or len(s.stock) == v[STOCK_POS]:
             return solver.value(s)
-        if close and v[LEAD] < 0 and s.legal_mask() >> CLOSE & 1 and _rollout_close(s):
-            s = s.apply(CLOSE)
-            continue
+        if close and v[LEAD] < 0 and s.legal_mask() >> CLOSE & 1:
+            p = v[TO_MOVE]
+            if p == searcher:
+                if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= close_points:
+                    closed = s.apply(CLOSE)
+                    val = solver.value(closed)
+                    if (val if p == 0 else -val) > 0:
+                        return val
+            elif _rollout_close(s):
+                s = s.apply(CLOSE)
+                continue
         s = s.apply(rollout_action(s))
     return s.result.returns()[0]
 
@@ -179,16 +197,41 @@ class ExpertAgent:
 
     def __init__(
         self,
-        samples: int = 24,
+        samples: int = 64,
         time_budget: float | None = None,
-        margin: float = 0.0,
+        margin: float = 0.1,
         min_samples: int = 4,
-        exact_last_trick: bool = True,
+        exact_last_trick: bool = False,
         rollout_close: bool = True,
         close_margin: float = 0.0,
-        prune_after: int = 0,
+        prune_after: int = 8,
         prune_gap: float = 0.75,
+        open_search: str = "all",
+        rollout_solve_close: bool = True,
+        rollout_close_points: int = 45,
     ) -> None:
+        """Options (all keyword-usable by ``make_agent("expert", ...)``):
+
+        * ``samples``: deals sampled per decision (at most).
+        * ``time_budget``: seconds per decision after which sampling stops
+          (at least ``min_samples`` are taken); ``None`` for none, which
+          keeps games reproducible.
+        * ``margin``: keep the heuristic's choice when its mean is within
+          this many game points of the best.
+        * ``exact_last_trick``: search the answer to the last open trick
+          exactly instead of by rollout.
+        * ``rollout_close``: seats close in rollouts (the opponent by the
+          heuristic's count, this seat as below).
+        * ``rollout_solve_close`` / ``rollout_close_points``: in a rollout
+          this seat closes whenever the sampled deal proves the close a win,
+          once it has that many points.
+        * ``close_margin``: game points subtracted from the close's mean.
+        * ``prune_after`` / ``prune_gap``: after that many samples, drop
+          actions more than ``prune_gap`` below the best (0: never).
+        * ``open_search``: "all" (search every open-phase action), "close"
+          (search only close against the heuristic's move) or "none"
+          (heuristic in the open phase); for ablations.
+        """
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
         if time_budget is not None and time_budget <= 0:
@@ -202,6 +245,12 @@ class ExpertAgent:
         self.close_margin = close_margin
         self.prune_after = prune_after
         self.prune_gap = prune_gap
+        if open_search not in ("all", "close", "none"):
+            raise ValueError(f"open_search must be 'all', 'close' or 'none', got {open_search!r}")
+        self.open_search = open_search
+        self.rollout_solve_close = rollout_solve_close
+        self.rollout_close_points = rollout_close_points
+        self._me = -1
         self.name = "expert"
         self._heuristic = HeuristicAgent()
         self._solvers: dict = {}
@@ -219,7 +268,7 @@ class ExpertAgent:
         if legal >> EXCHANGE & 1:
             return EXCHANGE
         solver = self._solver(view.rules)
-        me = view.seat
+        me = self._me = view.seat
         sign = 1 if me == 0 else -1
         if view.closed_by is None and view.stock_left == 0:
             # Perfect information: one deal fits the view.
@@ -228,6 +277,11 @@ class ExpertAgent:
             return self._choose(view, rng, {a: float(x) for a, x in vals.items()})
         start = time.perf_counter()
         actions = [a for a in range(34) if legal >> a & 1]
+        if view.closed_by is None and self.open_search != "all":
+            h = self._heuristic.act(view, rng)
+            if self.open_search == "none" or not legal >> CLOSE & 1:
+                return h
+            actions = sorted({h, CLOSE})  # "close": only the close is searched
         totals = dict.fromkeys(actions, 0.0)
         counts = dict.fromkeys(actions, 0)
         live = list(actions)
@@ -270,7 +324,13 @@ class ExpertAgent:
             return solver.value(s2)
         if self.exact_last_trick and v[LEAD] >= 0 and len(s2.stock) - v[STOCK_POS] == 1:
             return _best_reply_value(s2, solver)
-        return rollout_value(s2, solver, self.rollout_close)
+        return rollout_value(
+            s2,
+            solver,
+            self.rollout_close,
+            self._me if self.rollout_solve_close else -1,
+            self.rollout_close_points,
+        )
 
     def _choose(self, view: PlayerView, rng: random.Random, vals: dict[int, float]) -> int:
         best = max(vals.values())

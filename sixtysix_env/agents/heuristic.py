@@ -6,9 +6,12 @@ While the stock lasts (the open phase):
 * declare a marriage whenever allowed (the trump marriage first), leading the
   queen; with a marriage in hand and no trick yet, try to win a trick;
 * lead low: throw 9s and jacks, keep aces, tens, trumps and marriage halves;
-* as follower, take a trick with the cheapest card that wins it when it is
-  worth taking, trump a led ace or ten with a low trump, and otherwise throw
-  the least useful card; stop the opponent going out when possible;
+* as follower, weigh the points of the trick against what the card spent
+  is worth keeping (trumps capture aces and tens, a side ace wins later, a
+  queen or king may make a marriage): take a valuable lead with the cheapest
+  sufficient card or a low trump, throw a 9 or jack on a worthless one; go
+  out when a winning card reaches 66, and stop the opponent going out when
+  possible;
 * close the stock when a count of sure tricks makes 66 certain (or, with a
   comfortable margin of likely points, probable).
 
@@ -39,7 +42,14 @@ from ..cards import (
 )
 from ..view import PlayerView
 
-__all__ = ["HeuristicAgent", "close_estimate", "sure_winners"]
+__all__ = [
+    "HeuristicAgent",
+    "close_estimate",
+    "future_value",
+    "open_follow",
+    "open_lead",
+    "sure_winners",
+]
 
 _QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
 

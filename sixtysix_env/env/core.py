@@ -104,6 +104,20 @@ def worst_loss(mode: str, target: int, weight: float) -> float:
     return 1.0 + weight * (target + WORST_HAND_LOSS - 1)
 
 
+def check_illegal_reward(illegal_reward: float | None, worst: float) -> float:
+    """The illegal-move penalty: ``-worst`` by default; a milder one is refused."""
+    if illegal_reward is None:
+        return -worst
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+        raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
+    if illegal_reward > -worst:
+        raise ValueError(
+            f"illegal_reward={illegal_reward!r} is milder than the worst loss legal play can "
+            f"bring in this configuration ({-worst:g}); allowed: any number <= {-worst:g}"
+        )
+    return float(illegal_reward)
+
+
 SEATS = {a: i for i, a in enumerate(AGENTS)}
 
 

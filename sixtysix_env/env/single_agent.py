@@ -28,7 +28,7 @@ from ..agents import make_agent
 from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
-from .core import AGENTS, Table, check_options, make_spaces, worst_loss
+from .core import AGENTS, Table, check_illegal_reward, check_options, make_spaces, worst_loss
 from .observation import _encode
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -83,15 +83,7 @@ class SixtySixEnv(gymnasium.Env):
                 + ", ".join(map(repr, RENDER_VIEWS))
             )
         worst = worst_loss(mode, config.match_target, weight)
-        if illegal_reward is None:
-            illegal_reward = -worst
-        elif isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
-            raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
-        elif illegal_reward > -worst:
-            raise ValueError(
-                f"illegal_reward={illegal_reward!r} is milder than the worst loss legal play can "
-                f"bring in this configuration ({-worst:g}); allowed: any number <= {-worst:g}"
-            )
+        illegal_reward = check_illegal_reward(illegal_reward, worst)
         self.opponent = opponent
         self.rules = config
         self.mode = mode

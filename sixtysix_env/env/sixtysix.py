@@ -12,7 +12,16 @@ from pettingzoo.utils import wrappers
 
 from ..rules import RuleConfig
 from ..view import player_view
-from .core import AGENTS, SEATS, Table, check_options, make_spaces, seat_of, worst_loss
+from .core import (
+    AGENTS,
+    SEATS,
+    Table,
+    check_illegal_reward,
+    check_options,
+    make_spaces,
+    seat_of,
+    worst_loss,
+)
 from .observation import _encode
 
 
@@ -29,15 +38,7 @@ def env(**kwargs: Any) -> AECEnv:
     illegal_reward = kwargs.pop("illegal_reward", None)
     base = raw_env(**kwargs)
     worst = base.worst_loss()
-    if illegal_reward is None:
-        illegal_reward = -worst
-    elif isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
-        raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
-    elif illegal_reward > -worst:
-        raise ValueError(
-            f"illegal_reward={illegal_reward!r} is milder than the worst loss legal play can "
-            f"bring in this configuration ({-worst:g}); allowed: any number <= {-worst:g}"
-        )
+    illegal_reward = check_illegal_reward(illegal_reward, worst)
     e = wrappers.TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)

@@ -234,6 +234,22 @@ def _mean_ci(xs: Sequence[float]) -> tuple[float | None, list[float] | None]:
     return m, [m - half, m + half]
 
 
+def _ratio_ci(clusters: Sequence[tuple[int, int]]) -> tuple[float | None, list[float] | None]:
+    """Mean per hand over clusters of (sum, hands), with a cluster-robust 95% interval."""
+    total_y = sum(y for y, _ in clusters)
+    total_n = sum(n for _, n in clusters)
+    if not total_n:
+        return None, None
+    r = total_y / total_n
+    k = len(clusters)
+    if k < 2:
+        return r, None
+    nbar = total_n / k
+    var = sum((y - r * n) ** 2 for y, n in clusters) / (k * (k - 1) * nbar * nbar)
+    half = Z95 * math.sqrt(var)
+    return r, [r - half, r + half]
+
+
 def _wilson(k: int, n: int) -> list[float] | None:
     if n == 0:
         return None
@@ -375,6 +391,7 @@ def _summarise(
     records = sorted(records, key=lambda r: (r.pair, r.index))
     stats = [PairStats(names[i], names[j]) for i, j in pairs]
     per_deal: list[list[float]] = [[] for _ in pairs]
+    clusters: list[list[tuple[int, int]]] = [[] for _ in pairs]  # (A's gp, hands) per match seed
     wins: dict[tuple[int, int], float] = {}
     for r in records:
         st = stats[r.pair]
@@ -385,8 +402,7 @@ def _summarise(
             per_deal[r.pair].append((r.gp[0] + r.gp[1]) / 2)
         else:
             hand_gps = list(r.hand_gp[0]) + list(r.hand_gp[1])
-            if hand_gps:
-                per_deal[r.pair].append(statistics.fmean(hand_gps))
+            clusters[r.pair].append((sum(hand_gps), len(hand_gps)))
             st.matches += 2
             st.matches_won_a += int(r.won[0]) + int(r.won[1])
         for g in hand_gps:
@@ -409,14 +425,9 @@ def _summarise(
         if mode == "hands":
             st.gp_per_hand, st.gp_ci95 = _mean_ci(per_deal[k])
         else:
-            # Per-hand mean over all hands; the interval over match seeds.
-            total = 0
-            for r in records:
-                if r.pair == k:
-                    total += sum(r.hand_gp[0]) + sum(r.hand_gp[1])
-            st.gp_per_hand = total / st.hands if st.hands else None
-            _, ci = _mean_ci(per_deal[k])
-            st.gp_ci95 = ci
+            # Per-hand mean over all hands; the interval treats each match
+            # seed (its two matches) as one cluster of hands.
+            st.gp_per_hand, st.gp_ci95 = _ratio_ci(clusters[k])
             if st.matches:
                 st.match_rate_a = st.matches_won_a / st.matches
                 st.match_ci95 = _wilson(st.matches_won_a, st.matches)

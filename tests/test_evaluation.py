@@ -105,6 +105,7 @@ def test_match_mode_counts_matches():
     assert p.matches == 6 and 0 <= p.matches_won_a <= 6
     assert p.match_ci95 is not None and 0 <= p.match_ci95[0] <= p.match_ci95[1] <= 1
     assert p.hands >= 6 * 2  # a santase match to 11 takes at least 4 hands
+    assert p.gp_ci95[0] < p.gp_per_hand < p.gp_ci95[1]
     rec = play_paired_match(RandomAgent(), HeuristicAgent(), 2, 0, make_rules("santase"))
     assert rec.won[0] + rec.won[1] <= 2
 

@@ -199,6 +199,10 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
             str(copy),
             "--set",
             "total_timesteps=768",
+            "--set",
+            "learning_rate=0.000123",
+            "--set",
+            "ent_coef=0.0321",
             "--reset-best",
         ],
         ROOT,
@@ -209,6 +213,23 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     state = json.loads((copy / "latest" / "state.json").read_text())
     assert state["steps"] == 768
     assert len(state["pool"]["snapshots"]) >= 2
+    # The changed PPO settings took effect in the resumed model.
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(copy / "latest" / "model.zip"), device="cpu")
+    assert model.ent_coef == pytest.approx(0.0321)
+    assert model.lr_schedule(0.5) == pytest.approx(0.000123)
+
+
+def test_resume_refuses_a_new_network(smoke_run):
+    run_dir, _ = smoke_run
+    r = _run(
+        ["-m", "training.train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
+        ROOT,
+    )
+    assert r.returncode == 2
+    assert "cannot change 'net_arch' when resuming" in r.stderr
+    assert not any(p.startswith("config.until-") for p in os.listdir(run_dir))
 
 
 def test_numpy_policy_matches_torch(smoke_run):

@@ -57,6 +57,55 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} CPU cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
+def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments from the config (all but the network)."""
+    lr: Any = cfg.learning_rate
+    if cfg.lr_schedule == "linear":
+        lr = _LinearSchedule(cfg.learning_rate)
+    return {
+        "learning_rate": lr,
+        "n_steps": cfg.n_steps,
+        "batch_size": cfg.batch_size,
+        "n_epochs": cfg.n_epochs,
+        "gamma": cfg.gamma,
+        "gae_lambda": cfg.gae_lambda,
+        "clip_range": cfg.clip_range,
+        "ent_coef": cfg.ent_coef,
+        "vf_coef": cfg.vf_coef,
+        "max_grad_norm": cfg.max_grad_norm,
+        "target_kl": cfg.target_kl,
+    }
+
+
+class _LinearSchedule:
+    """Learning rate falling linearly from ``lr0`` to 0 over the run's steps."""
+
+    def __init__(self, lr0: float):
+        self.lr0 = lr0
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.lr0 * progress_remaining
+
+    def __repr__(self) -> str:
+        return f"linear({self.lr0:g} -> 0)"
+
+
+# Settings a resumed run cannot change: the saved network would not fit them.
+FIXED_ON_RESUME = ("net_arch", "activation", "rules")
+
+
+def check_resume_changes(old: TrainConfig, new: TrainConfig) -> None:
+    """Refuse a resume whose config changes what the saved model is built on."""
+    for key in FIXED_ON_RESUME:
+        a, b = getattr(old, key), getattr(new, key)
+        if a != b:
+            raise ConfigError(
+                f"cannot change {key!r} when resuming ({a!r} -> {b!r}): the saved model "
+                f"was built with it; start a new run instead "
+                f"(fixed on resume: {', '.join(FIXED_ON_RESUME)})"
+            )
+
+
 def train(
     cfg: TrainConfig,
     run_dir: str,
@@ -102,8 +151,14 @@ def train(
         with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
             state = json.load(f)
         pool.restore(run_dir, state.pop("pool", {}))
+        # The PPO settings come from the run's config as it is now, so that a
+        # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes
+        # effect; a linear schedule keeps decaying over the whole run.
         model = MaskablePPO.load(
-            os.path.join(run_dir, "latest", "model.zip"), env=env, device="cpu"
+            os.path.join(run_dir, "latest", "model.zip"),
+            env=env,
+            device="cpu",
+            **ppo_settings(cfg),
         )
         # Fresh games after a resume, seeded from the resume point.
         env.seed(cfg.seed + model.num_timesteps)
@@ -119,27 +174,10 @@ def train(
         )
     else:
         activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
-        lr: Any = cfg.learning_rate
-        if cfg.lr_schedule == "linear":
-            lr0 = cfg.learning_rate
-
-            def lr(progress_remaining: float) -> float:
-                return lr0 * progress_remaining
-
         model = MaskablePPO(
             "MlpPolicy",
             env,
-            learning_rate=lr,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            target_kl=cfg.target_kl,
+            **ppo_settings(cfg),
             policy_kwargs={
                 "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
                 "activation_fn": activation,
@@ -294,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
             if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
                 raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
             cfg = load_config(cfg_path, args.set)
+            check_resume_changes(load_config(cfg_path), cfg)
             # Keep the config the run had so far beside the updated one.
             with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
                 steps = json.load(f).get("steps", 0)

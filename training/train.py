@@ -27,7 +27,10 @@ Reproducible on one machine: the same config and seed give the same
 weights (evaluation and snapshots happen at fixed step counts; nothing
 depends on the clock). A resumed run starts its games afresh from the saved
 model and pool, so it is reproducible from that point on, but not
-bit-identical to a run that was never interrupted.
+bit-identical to a run that was never interrupted. ``--set`` on a resume
+may change the PPO settings (a linear learning rate keeps falling to zero at
+the new ``total_timesteps``), the opponent weights and the evaluation; the
+network and the rules are fixed, and changing them is refused.
 """
 
 from __future__ import annotations

@@ -279,3 +279,46 @@ def test_same_seed_same_weights(tmp_path):
         nets.append(read_policy(str(tmp_path / f"run{k}" / "policy.npz"))[0])
     for a, b in zip(nets[0].weights + nets[0].biases, nets[1].weights + nets[1].biases):
         np.testing.assert_array_equal(a, b)
+
+
+# -- distillation (DAgger) ---------------------------------------------------------------
+
+
+def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
+    from training.distill import collect
+
+    run_dir, _ = smoke_run
+    learner = str(run_dir / "policy.npz")
+    one = collect(learner, "heuristic", "random", 120, seed=5, workers=1, progress=False)
+    two = collect(learner, "heuristic", "random", 120, seed=5, workers=2, progress=False)
+    other = collect(learner, "heuristic", "random", 120, seed=6, workers=1, progress=False)
+    for k in ("obs", "masks", "actions"):
+        np.testing.assert_array_equal(one["data"][k], two["data"][k])
+    assert one["meta"]["decisions"] == len(one["data"]["actions"]) > 500
+    assert not np.array_equal(one["data"]["actions"], other["data"]["actions"])
+    d = one["data"]
+    assert d["masks"][np.arange(len(d["actions"])), d["actions"]].all()  # labels are legal
+    assert (d["masks"].sum(1) > 1).all()  # forced moves are not recorded
+
+
+def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from training.distill import collect, fit, load_data, save_data
+
+    run_dir, _ = smoke_run
+    res = collect(
+        str(run_dir / "policy.npz"), "heuristic", "heuristic", 100, seed=1, progress=False
+    )
+    path = str(tmp_path / "d.npz")
+    save_data(res, path)
+    out = tmp_path / "distilled"
+    rec = fit(str(run_dir), [path], str(out), epochs=3, learning_rate=3e-3, batch_size=64)
+    assert rec["history"][-1]["accuracy"] > rec["history"][0]["accuracy"]
+    assert json.loads((out / "distill.json").read_text())["decisions"] == rec["decisions"]
+    model = MaskablePPO.load(str(out / "best" / "model.zip"), device="cpu")
+    assert model.num_timesteps == rec["steps"]
+    with pytest.raises(FileExistsError, match="exists"):
+        fit(str(run_dir), [path], str(out), epochs=1)
+    with pytest.raises(ValueError, match="not a distillation data file"):
+        load_data([str(run_dir / "policy.npz")])

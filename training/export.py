@@ -190,6 +190,7 @@ def export_model(
             "wall_time_s": summary.get("wall_time_s"),
             "steps_per_s": summary.get("steps_per_s"),
             "bc": summary.get("bc"),
+            "distillation": _distillation(run_dir),
             "machine": summary.get("machine"),
             "versions": {
                 "torch": torch.__version__,
@@ -219,6 +220,14 @@ def export_model(
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing
     return written
+
+
+def _distillation(run_dir: str | None) -> dict | None:
+    """The run's distillation record (``training.distill fit``), without its data arrays."""
+    if run_dir is None:
+        return None
+    rec = _read_json(os.path.join(run_dir, "distill.json"))
+    return rec or None
 
 
 def _jsonable(cfg: TrainConfig) -> dict:

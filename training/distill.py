@@ -1,0 +1,323 @@
+"""Distillation of a search agent into a trained policy (DAgger, one round).
+
+PPO against the heuristic plateaus well below what the ``expert`` search bot
+reaches against the same opponent. This step closes part of that gap:
+
+1. ``collect``: the *learner* (a policy file) plays hands against an
+   opponent; at every decision of the learner with more than one legal
+   action the *teacher* (e.g. ``expert``) is asked what it would play in the
+   same view, and (observation, mask, teacher action) is recorded. The
+   learner's own move is played, so the states are the ones the learner
+   meets (DAgger's roll-in), not the teacher's. Work is split over worker
+   processes by hand index, so the data do not depend on the worker count.
+2. ``fit``: the saved MaskablePPO model of a run is fitted to the teacher's
+   actions by cross-entropy over the legal actions (a few epochs at a small
+   learning rate), and written as a new run folder whose ``best/`` and
+   ``latest/`` hold the result, so ``sixtysix export`` and ``--resume`` work
+   on it as on any run.
+
+    python -m training.distill collect --learner checkpoints/sixtysix-ppo.npz \\
+        --teacher expert --opponent heuristic --hands 4000 --seed 1 --workers 2 \\
+        -o runs/distill-data.npz
+    python -m training.distill fit --run runs/full --data runs/distill-data.npz \\
+        -o runs/full-distilled
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.agents import make_agent
+from sixtysix_env.engine import new_hand
+from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, encode_view
+from sixtysix_env.rules import make_rules
+from sixtysix_env.view import player_view
+
+DATA_FORMAT = "sixtysix-distill-data/1"
+_CHUNK = 50  # hands per task handed to a worker
+
+
+def _collect_chunk(args: tuple[str, str, str, str, int, int, int]) -> dict[str, np.ndarray]:
+    learner_spec, teacher_spec, opponent_spec, rules, seed, first, count = args
+    cfg = make_rules(rules)
+    learner = make_agent(learner_spec)
+    teacher = make_agent(teacher_spec)
+    opponent = make_agent(opponent_spec)
+    obs: list[np.ndarray] = []
+    masks: list[int] = []
+    actions: list[int] = []
+    agree = 0
+    for h in range(first, first + count):
+        rng = random.Random(f"sixtysix-distill:{seed}:{h}")
+        seat = h % 2  # the learner's seat alternates with the hand index
+        state = new_hand(rng, rng.randrange(2), cfg)
+        rngs = [random.Random(rng.random()) for _ in range(3)]
+        while state.result is None:
+            p = state.current_player()
+            view = player_view(state, p)
+            if p == seat:
+                a = learner.act(view, rngs[0])
+                legal = view.legal_mask
+                if legal & (legal - 1):  # more than one legal action
+                    t = teacher.act(view, rngs[2])
+                    obs.append(encode_view(view))
+                    masks.append(legal)
+                    actions.append(int(t))
+                    agree += int(t == a)
+            else:
+                a = opponent.act(view, rngs[1])
+            state = state.apply(a)
+    bits = np.arange(NUM_ACTIONS, dtype=np.int64)
+    return {
+        "obs": np.stack(obs).astype(np.float32) if obs else np.zeros((0, OBS_SIZE), np.float32),
+        "masks": ((np.array(masks, dtype=np.int64)[:, None] >> bits) & 1).astype(bool),
+        "actions": np.array(actions, dtype=np.int64),
+        "agree": np.array([agree], dtype=np.int64),
+    }
+
+
+def collect(
+    learner: str,
+    teacher: str,
+    opponent: str,
+    hands: int,
+    rules: str = "altmisalti",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Teacher-labelled decisions from ``hands`` hands of ``learner`` vs ``opponent``."""
+    for spec in (learner, teacher, opponent):
+        make_agent(spec)  # a bad name fails here, before any work
+    tasks = [
+        (learner, teacher, opponent, rules, seed, first, min(_CHUNK, hands - first))
+        for first in range(0, hands, _CHUNK)
+    ]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=hands, unit="hand", desc=f"labelling with {teacher}")
+    parts: list[dict[str, np.ndarray]] = []
+    t0 = time.perf_counter()
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            for part, task in zip(pool.map(_collect_chunk, tasks), tasks):
+                parts.append(part)
+                if bar is not None:
+                    bar.update(task[-1])
+    else:
+        for task in tasks:
+            parts.append(_collect_chunk(task))
+            if bar is not None:
+                bar.update(task[-1])
+    if bar is not None:
+        bar.close()
+    data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions")}
+    n = len(data["actions"])
+    agree = int(sum(int(p["agree"][0]) for p in parts))
+    meta = {
+        "format": DATA_FORMAT,
+        "obs_version": OBS_VERSION,
+        "learner": learner,
+        "teacher": teacher,
+        "opponent": opponent,
+        "hands": hands,
+        "rules": rules,
+        "seed": seed,
+        "decisions": n,
+        "learner_agreement": agree / n if n else None,
+        "seconds": time.perf_counter() - t0,
+    }
+    return {"data": data, "meta": meta}
+
+
+def save_data(result: dict[str, Any], path: str) -> None:
+    d = result["data"]
+    np.savez_compressed(
+        path,
+        obs=d["obs"],
+        masks=d["masks"],
+        actions=d["actions"],
+        meta=np.array(json.dumps(result["meta"])),
+    )
+
+
+def load_data(paths: list[str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Concatenate data files written by ``collect``; refuse other files."""
+    parts, metas = [], []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            if "meta" not in z.files:
+                raise ValueError(f"{path}: not a distillation data file (no 'meta' record)")
+            meta = json.loads(str(z["meta"]))
+            if meta.get("format") != DATA_FORMAT or meta.get("obs_version") != OBS_VERSION:
+                raise ValueError(
+                    f"{path}: data format {meta.get('format')!r} / observation version "
+                    f"{meta.get('obs_version')!r}; this code reads {DATA_FORMAT!r} / {OBS_VERSION}"
+                )
+            parts.append({k: z[k] for k in ("obs", "masks", "actions")})
+            metas.append(meta)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions")}
+    return data, metas
+
+
+def fit(
+    run_dir: str,
+    data_paths: list[str],
+    out_dir: str,
+    epochs: int = 3,
+    learning_rate: float = 1e-4,
+    batch_size: int = 256,
+    seed: int = 0,
+    source: str = "best",
+) -> dict[str, Any]:
+    """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    if os.path.exists(out_dir):
+        raise FileExistsError(f"{out_dir!r} exists; choose another output folder")
+    data, metas = load_data(data_paths)
+    model_path = os.path.join(run_dir, source, "model.zip")
+    model = MaskablePPO.load(model_path, device="cpu")
+    policy = model.policy
+    gen = th.Generator().manual_seed(seed)
+    obs = th.as_tensor(data["obs"])
+    masks = th.as_tensor(data["masks"])
+    actions = th.as_tensor(data["actions"])
+    n = len(actions)
+
+    def accuracy() -> float:
+        policy.set_training_mode(False)
+        correct = 0
+        with th.no_grad():
+            for s in range(0, n, 8192):
+                sl = slice(s, s + 8192)
+                dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
+                correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
+        return correct / n
+
+    history = [{"epoch": 0, "accuracy": accuracy()}]
+    # Only the actor is fitted (the policy and value networks are separate): the critic stays.
+    params = [
+        p for name, p in policy.named_parameters() if "value" not in name and "vf" not in name
+    ]
+    opt = th.optim.Adam(params, lr=learning_rate)
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        perm = th.randperm(n, generator=gen)
+        total = 0.0
+        for s in range(0, n, batch_size):
+            idx = perm[s : s + batch_size]
+            _, log_prob, _ = policy.evaluate_actions(
+                obs[idx], actions[idx], action_masks=masks[idx]
+            )
+            loss = -log_prob.mean()
+            opt.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        history.append({"epoch": epoch + 1, "loss": total / n, "accuracy": accuracy()})
+    policy.set_training_mode(False)
+
+    shutil.copytree(run_dir, out_dir, ignore=shutil.ignore_patterns("tb", "policy.npz"))
+    for sub in ("best", "latest"):
+        model.save(os.path.join(out_dir, sub, "model.zip"))
+    # The source's evaluation of its best model no longer describes this one, and a
+    # resumed PPO run must not compare its scores with the source's best.
+    stale = os.path.join(out_dir, "best", "eval.json")
+    if os.path.exists(stale):
+        os.remove(stale)
+    state_path = os.path.join(out_dir, "latest", "state.json")
+    if os.path.exists(state_path):
+        with open(state_path, encoding="utf-8") as f:
+            state = json.load(f)
+        state.pop("best_score", None)
+        state.pop("best_steps", None)
+        with open(state_path, "w", encoding="utf-8") as f:
+            json.dump(state, f, indent=2)
+    record = {
+        "source_run": run_dir,
+        "source_model": source,
+        "steps": int(model.num_timesteps),
+        "data": metas,
+        "epochs": epochs,
+        "learning_rate": learning_rate,
+        "batch_size": batch_size,
+        "seed": seed,
+        "decisions": n,
+        "history": history,
+        "fit_seconds": time.perf_counter() - t0,
+    }
+    with open(os.path.join(out_dir, "distill.json"), "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=2)
+    return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.distill", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="label the learner's decisions with the teacher's")
+    c.add_argument("--learner", required=True, help="policy file (or agent name) that plays")
+    c.add_argument("--teacher", default="expert", help="agent whose actions are the labels")
+    c.add_argument("--opponent", default="heuristic")
+    c.add_argument("--hands", type=int, default=4000)
+    c.add_argument("--rules", default="altmisalti")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--workers", type=int, default=1)
+    c.add_argument("-o", "--out", required=True)
+    f = sub.add_parser("fit", help="fit a run's model to labelled data; write a new run folder")
+    f.add_argument("--run", required=True)
+    f.add_argument("--data", nargs="+", required=True)
+    f.add_argument("-o", "--out", required=True)
+    f.add_argument("--epochs", type=int, default=3)
+    f.add_argument("--learning-rate", type=float, default=1e-4)
+    f.add_argument("--batch-size", type=int, default=256)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--source", choices=("best", "latest"), default="best")
+    args = parser.parse_args(argv)
+    if args.cmd == "collect":
+        res = collect(
+            args.learner,
+            args.teacher,
+            args.opponent,
+            args.hands,
+            args.rules,
+            args.seed,
+            args.workers,
+        )
+        save_data(res, args.out)
+        print(json.dumps(res["meta"], indent=2))
+    else:
+        rec = fit(
+            args.run,
+            args.data,
+            args.out,
+            args.epochs,
+            args.learning_rate,
+            args.batch_size,
+            args.seed,
+            args.source,
+        )
+        print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -182,6 +182,7 @@ def fit(
     batch_size: int = 256,
     seed: int = 0,
     source: str = "best",
+    val_fraction: float = 0.1,
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
     import torch as th
@@ -197,19 +198,25 @@ def fit(
     obs = th.as_tensor(data["obs"])
     masks = th.as_tensor(data["masks"])
     actions = th.as_tensor(data["actions"])
-    n = len(actions)
+    # A held-out share of the decisions measures how well the fit generalises.
+    order = th.randperm(len(actions), generator=gen)
+    n_val = int(len(actions) * val_fraction)
+    val_idx, train_idx = order[:n_val], order[n_val:]
+    n = len(train_idx)
 
-    def accuracy() -> float:
+    def accuracy(idx) -> float | None:
+        if len(idx) == 0:
+            return None
         policy.set_training_mode(False)
         correct = 0
         with th.no_grad():
-            for s in range(0, n, 8192):
-                sl = slice(s, s + 8192)
+            for s in range(0, len(idx), 8192):
+                sl = idx[s : s + 8192]
                 dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
                 correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
-        return correct / n
+        return correct / len(idx)
 
-    history = [{"epoch": 0, "accuracy": accuracy()}]
+    history = [{"epoch": 0, "accuracy": accuracy(train_idx), "val_accuracy": accuracy(val_idx)}]
     # Only the actor is fitted (the policy and value networks are separate): the critic stays.
     params = [
         p for name, p in policy.named_parameters() if "value" not in name and "vf" not in name
@@ -218,7 +225,7 @@ def fit(
     t0 = time.perf_counter()
     for epoch in range(epochs):
         policy.set_training_mode(True)
-        perm = th.randperm(n, generator=gen)
+        perm = train_idx[th.randperm(n, generator=gen)]
         total = 0.0
         for s in range(0, n, batch_size):
             idx = perm[s : s + batch_size]
@@ -231,7 +238,14 @@ def fit(
             th.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
             total += float(loss.detach()) * len(idx)
-        history.append({"epoch": epoch + 1, "loss": total / n, "accuracy": accuracy()})
+        history.append(
+            {
+                "epoch": epoch + 1,
+                "loss": total / n,
+                "accuracy": accuracy(train_idx),
+                "val_accuracy": accuracy(val_idx),
+            }
+        )
     policy.set_training_mode(False)
 
     shutil.copytree(run_dir, out_dir, ignore=shutil.ignore_patterns("tb", "policy.npz"))
@@ -248,6 +262,7 @@ def fit(
             state = json.load(f)
         state.pop("best_score", None)
         state.pop("best_steps", None)
+        state["steps"] = int(model.num_timesteps)
         with open(state_path, "w", encoding="utf-8") as f:
             json.dump(state, f, indent=2)
     record = {
@@ -259,7 +274,8 @@ def fit(
         "learning_rate": learning_rate,
         "batch_size": batch_size,
         "seed": seed,
-        "decisions": n,
+        "decisions": len(actions),
+        "held_out": n_val,
         "history": history,
         "fit_seconds": time.perf_counter() - t0,
     }
@@ -291,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--batch-size", type=int, default=256)
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--source", choices=("best", "latest"), default="best")
+    f.add_argument("--val-fraction", type=float, default=0.1, help="share held out for accuracy")
     args = parser.parse_args(argv)
     if args.cmd == "collect":
         res = collect(
@@ -314,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             args.batch_size,
             args.seed,
             args.source,
+            args.val_fraction,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0

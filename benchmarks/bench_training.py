@@ -99,6 +99,7 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
 
     from training.config import load_config
     from training.pool import OpponentPool
+    from training.train import ppo_settings
     from training.vec_env import SelfPlayVecEnv
 
     cfg = load_config(config)
@@ -109,13 +110,7 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=cfg.learning_rate,
-        n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda,
-        ent_coef=cfg.ent_coef,
+        **ppo_settings(cfg),
         policy_kwargs={
             "net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch},
             "activation_fn": activation,

@@ -85,6 +85,23 @@ def collect(
     }
 
 
+def accuracy(policy, obs, masks, actions) -> float:
+    """Share of the decisions where the policy's most likely action is the recorded one."""
+    import torch as th
+
+    n = len(actions)
+    if n == 0:
+        return float("nan")
+    policy.set_training_mode(False)
+    correct = 0
+    with th.no_grad():
+        for start in range(0, n, 8192):
+            sl = slice(start, start + 8192)
+            dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
+            correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
+    return correct / n
+
+
 def pretrain(
     policy,
     data: dict[str, np.ndarray],
@@ -95,24 +112,45 @@ def pretrain(
     seed: int,
     logger=None,
     vf_coef: float = 0.5,
+    val_fraction: float = 0.0,
 ) -> dict[str, Any]:
-    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions."""
+    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions.
+
+    ``val_fraction`` holds that share of the decisions out of the fit and
+    reports the accuracy on them (``val_accuracy``), before and after each epoch.
+    """
     import torch as th
 
     gen = th.Generator().manual_seed(seed)
     obs = th.as_tensor(data["obs"])
     masks = th.as_tensor(data["masks"])
     actions = th.as_tensor(data["actions"])
-    returns = th.as_tensor(data["returns"])
+    returns = th.as_tensor(data["returns"]) if fit_value else None
+    val = None
+    if val_fraction > 0:
+        order = th.randperm(len(actions), generator=gen)
+        n_val = int(len(actions) * val_fraction)
+        val, train = order[:n_val], order[n_val:]
+        val = (obs[val], masks[val], actions[val])
+        obs, masks, actions = obs[train], masks[train], actions[train]
+        if returns is not None:
+            returns = returns[train]
     n = len(actions)
     opt = th.optim.Adam(policy.parameters(), lr=learning_rate)
-    policy.set_training_mode(True)
     history = []
+    if val is not None:
+        history.append(
+            {
+                "epoch": 0,
+                "accuracy": accuracy(policy, obs, masks, actions),
+                "val_accuracy": accuracy(policy, *val),
+            }
+        )
+    policy.set_training_mode(True)
     t0 = time.perf_counter()
     for epoch in range(epochs):
         perm = th.randperm(n, generator=gen)
         tot_pi = tot_v = 0.0
-        correct = 0
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
             values, log_prob, _ = policy.evaluate_actions(
@@ -129,19 +167,15 @@ def pretrain(
             th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             opt.step()
             tot_pi += float(pi_loss.detach()) * len(idx)
-        with th.no_grad():
-            policy.set_training_mode(False)
-            for start in range(0, n, 8192):
-                sl = slice(start, start + 8192)
-                dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
-                correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
-            policy.set_training_mode(True)
         row = {
             "epoch": epoch + 1,
             "policy_loss": tot_pi / n,
             "value_loss": tot_v / n if fit_value else None,
-            "accuracy": correct / n,
+            "accuracy": accuracy(policy, obs, masks, actions),
         }
+        if val is not None:
+            row["val_accuracy"] = accuracy(policy, *val)
+        policy.set_training_mode(True)
         history.append(row)
         if logger is not None:
             logger.record("losses/bc_policy_loss", row["policy_loss"])

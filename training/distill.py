@@ -185,68 +185,25 @@ def fit(
     val_fraction: float = 0.1,
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
-    import torch as th
     from sb3_contrib import MaskablePPO
+
+    from .bc import pretrain
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")
     data, metas = load_data(data_paths)
-    model_path = os.path.join(run_dir, source, "model.zip")
-    model = MaskablePPO.load(model_path, device="cpu")
-    policy = model.policy
-    gen = th.Generator().manual_seed(seed)
-    obs = th.as_tensor(data["obs"])
-    masks = th.as_tensor(data["masks"])
-    actions = th.as_tensor(data["actions"])
-    # A held-out share of the decisions measures how well the fit generalises.
-    order = th.randperm(len(actions), generator=gen)
-    n_val = int(len(actions) * val_fraction)
-    val_idx, train_idx = order[:n_val], order[n_val:]
-    n = len(train_idx)
-
-    def accuracy(idx) -> float | None:
-        if len(idx) == 0:
-            return None
-        policy.set_training_mode(False)
-        correct = 0
-        with th.no_grad():
-            for s in range(0, len(idx), 8192):
-                sl = idx[s : s + 8192]
-                dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
-                correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
-        return correct / len(idx)
-
-    history = [{"epoch": 0, "accuracy": accuracy(train_idx), "val_accuracy": accuracy(val_idx)}]
-    # Only the actor is fitted (the policy and value networks are separate): the critic stays.
-    params = [
-        p for name, p in policy.named_parameters() if "value" not in name and "vf" not in name
-    ]
-    opt = th.optim.Adam(params, lr=learning_rate)
-    t0 = time.perf_counter()
-    for epoch in range(epochs):
-        policy.set_training_mode(True)
-        perm = train_idx[th.randperm(n, generator=gen)]
-        total = 0.0
-        for s in range(0, n, batch_size):
-            idx = perm[s : s + batch_size]
-            _, log_prob, _ = policy.evaluate_actions(
-                obs[idx], actions[idx], action_masks=masks[idx]
-            )
-            loss = -log_prob.mean()
-            opt.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        history.append(
-            {
-                "epoch": epoch + 1,
-                "loss": total / n,
-                "accuracy": accuracy(train_idx),
-                "val_accuracy": accuracy(val_idx),
-            }
-        )
-    policy.set_training_mode(False)
+    model = MaskablePPO.load(os.path.join(run_dir, source, "model.zip"), device="cpu")
+    # Only the actor is fitted: the value network gets no gradient from this loss.
+    stats = pretrain(
+        model.policy,
+        data,
+        epochs,
+        batch_size,
+        learning_rate,
+        fit_value=False,
+        seed=seed,
+        val_fraction=val_fraction,
+    )
 
     shutil.copytree(run_dir, out_dir, ignore=shutil.ignore_patterns("tb", "policy.npz"))
     for sub in ("best", "latest"):
@@ -274,10 +231,10 @@ def fit(
         "learning_rate": learning_rate,
         "batch_size": batch_size,
         "seed": seed,
-        "decisions": len(actions),
-        "held_out": n_val,
-        "history": history,
-        "fit_seconds": time.perf_counter() - t0,
+        "decisions": len(data["actions"]),
+        "held_out": len(data["actions"]) - stats["decisions"],
+        "history": stats["epochs"],
+        "fit_seconds": stats["seconds"],
     }
     with open(os.path.join(out_dir, "distill.json"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=2)

@@ -20,7 +20,7 @@ import numpy as np
 from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, encode_view
+from sixtysix_env.env.observation import OBS_SIZE, observe_view
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
@@ -39,7 +39,7 @@ def collect(
     o = t if opponent == "teacher" else make_agent(opponent)
     rng = random.Random(f"sixtysix-bc:{seed}")
     obs: list[np.ndarray] = []
-    masks: list[int] = []
+    masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
     bar = None
@@ -63,8 +63,9 @@ def collect(
             view = player_view(state, p)
             a = agents[p].act(view, rngs[p])
             if p in recorded:
-                obs.append(encode_view(view))
-                masks.append(view.legal_mask)
+                ov = observe_view(view)
+                obs.append(ov["observation"])
+                masks.append(ov["action_mask"])
                 actions.append(int(a))
                 seats.append(p)
             state = state.apply(a)
@@ -75,10 +76,9 @@ def collect(
             bar.update(1)
     if bar is not None:
         bar.close()
-    bits = np.arange(NUM_ACTIONS, dtype=np.int64)
-    mask_arr = ((np.array(masks, dtype=np.int64)[:, None] >> bits) & 1).astype(bool)
+    obs_arr, mask_arr = stack_records(obs, masks)
     return {
-        "obs": np.stack(obs).astype(np.float32) if obs else np.zeros((0, OBS_SIZE), np.float32),
+        "obs": obs_arr,
         "masks": mask_arr,
         "actions": np.array(actions, dtype=np.int64),
         "returns": np.array(returns, dtype=np.float32),
@@ -100,6 +100,13 @@ def accuracy(policy, obs, masks, actions) -> float:
             dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
             correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
     return correct / n
+
+
+def stack_records(obs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-decision observations and action masks as float32 and bool arrays."""
+    if not obs:
+        return np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), bool)
+    return np.stack(obs).astype(np.float32), np.stack(masks).astype(bool)
 
 
 def pretrain(

@@ -1,7 +1,10 @@
 """Distillation of a search agent into a trained policy (DAgger, one round).
 
-PPO against the heuristic plateaus well below what the ``expert`` search bot
-reaches against the same opponent. This step closes part of that gap:
+An experiment: PPO against the heuristic stays below what the ``expert``
+search bot reaches against the same opponent, and imitating the expert on
+the learner's own states is one way to close that gap. Its first measured
+round (about 16,000 labels) made the policy worse, mostly by closing the
+stock too often (see ``checkpoints/sixtysix-ppo.md``); nothing shipped uses it.
 
 1. ``collect``: the *learner* (a policy file) plays hands against an
    opponent; at every decision of the learner with more than one legal
@@ -37,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, encode_view
+from sixtysix_env.env.observation import OBS_VERSION, observe_view
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
+
+from .bc import stack_records
 
 DATA_FORMAT = "sixtysix-distill-data/1"
 _CHUNK = 50  # hands per task handed to a worker
@@ -55,7 +59,7 @@ def _collect_chunk(args: tuple[str, str, str, str, int, int, int]) -> dict[str, 
     teacher = make_agent(teacher_spec)
     opponent = make_agent(opponent_spec)
     obs: list[np.ndarray] = []
-    masks: list[int] = []
+    masks: list[np.ndarray] = []
     actions: list[int] = []
     agree = 0
     for h in range(first, first + count):
@@ -71,17 +75,18 @@ def _collect_chunk(args: tuple[str, str, str, str, int, int, int]) -> dict[str, 
                 legal = view.legal_mask
                 if legal & (legal - 1):  # more than one legal action
                     t = teacher.act(view, rngs[2])
-                    obs.append(encode_view(view))
-                    masks.append(legal)
+                    ov = observe_view(view)
+                    obs.append(ov["observation"])
+                    masks.append(ov["action_mask"])
                     actions.append(int(t))
                     agree += int(t == a)
             else:
                 a = opponent.act(view, rngs[1])
             state = state.apply(a)
-    bits = np.arange(NUM_ACTIONS, dtype=np.int64)
+    obs_arr, mask_arr = stack_records(obs, masks)
     return {
-        "obs": np.stack(obs).astype(np.float32) if obs else np.zeros((0, OBS_SIZE), np.float32),
-        "masks": ((np.array(masks, dtype=np.int64)[:, None] >> bits) & 1).astype(bool),
+        "obs": obs_arr,
+        "masks": mask_arr,
         "actions": np.array(actions, dtype=np.int64),
         "agree": np.array([agree], dtype=np.int64),
     }

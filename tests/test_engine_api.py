@@ -162,3 +162,16 @@ def test_package_names_are_not_shadowed_by_subpackages():
             continue
     for name in sixtysix_env.__all__:
         assert not isinstance(getattr(sixtysix_env, name), type(sixtysix_env)), name
+
+
+def test_demo_names_its_players_and_takes_any_agents():
+    from sixtysix_env.demo import play_demo
+
+    text = play_demo(seed=3, agents=("heuristic", "random"))
+    assert "seat 0: heuristic, seat 1: random" in text.splitlines()[0]
+    assert play_demo(seed=3, agents=("heuristic", "random")) == text  # seeded
+    bad = subprocess.run(
+        [sys.executable, "-m", "sixtysix_env", "demo", "--agents", "nobody", "random"],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr

@@ -160,3 +160,34 @@ def test_command_line_entry_point():
     )
     assert proc.returncode == 0, proc.stderr
     assert "Your hand:" in proc.stdout and "Goodbye" in proc.stdout
+
+
+def test_each_hand_is_announced_before_the_computer_leads():
+    out = io.StringIO()
+    ref: list = []
+    game = TerminalGame(GameSession("random", seed=4), Player(ref), out)
+    ref.append(game)
+    assert game.run() == 0
+    text = out.getvalue()
+    hands = len(game.session.history)
+    for n in range(1, hands + 1):
+        head = text.index(f"=== Hand {n}: ")
+        # Nothing of hand n is told before its heading: its first table comes after it.
+        assert text.index(f"--- Hand {n} |") > head
+        if n > 1:
+            assert head > text.index(f"=== Hand {n - 1} is over ===")
+    # The computer's opening lead is told after the heading, never above it.
+    assert "leads" not in text[: text.index("=== Hand 1: ")]
+    assert "The computer leads" in text
+
+
+def test_card_counts_are_in_words_a_person_would_use():
+    # Seed chosen so that the computer is down to one card at some turn of the match.
+    out = io.StringIO()
+    ref: list = []
+    game = TerminalGame(GameSession("random", seed=4), Player(ref), out)
+    ref.append(game)
+    game.run()
+    text = out.getvalue()
+    assert "holds 1 cards" not in text
+    assert "The computer holds 1 card." in text or "The computer holds 1 card including" in text

@@ -21,6 +21,7 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.engine import new_hand
 from sixtysix_env.env.observation import OBS_SIZE, observe_view
+from sixtysix_env.progress import progress_bar
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
@@ -42,14 +43,7 @@ def collect(
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
-
-            bar = tqdm(total=hands, unit="hand", desc=f"cloning data ({teacher})")
-        except ImportError:
-            bar = None
+    bar = progress_bar(hands, f"cloning data ({teacher})", "hand") if progress else None
     for h in range(hands):
         teacher_seat = h % 2
         agents = (t, o) if teacher_seat == 0 else (o, t)

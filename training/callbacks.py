@@ -29,6 +29,7 @@ from stable_baselines3.common.logger import (
 )
 
 from sixtysix_env.policy import save_policy
+from sixtysix_env.progress import progress_bar
 
 from .config import TrainConfig
 from .export import evaluate_agent, network_from_policy, policy_agent
@@ -94,6 +95,33 @@ def write_json(path: str, data: Any) -> None:
         json.dump(data, f, indent=2, sort_keys=True)
         f.write("\n")
     os.replace(tmp, path)
+
+
+class StepProgressBar(BaseCallback):
+    """Training steps as a progress bar (a terminal) or occasional lines (a log file).
+
+    PPO collects whole rollouts of ``n_envs * n_steps`` steps, so a run asked
+    for 300,000 steps takes the next multiple of the rollout size; the bar's
+    total says so rather than ending at 303,104/300,000.
+    """
+
+    def __init__(self, steps_asked: int) -> None:
+        super().__init__()
+        self.steps_asked = steps_asked
+        self.bar = None
+
+    def _on_training_start(self) -> None:
+        rollout = self.model.n_envs * self.model.n_steps
+        total = -(-self.steps_asked // rollout) * rollout
+        self.bar = progress_bar(total, "training", "step")
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.model.n_envs)
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 class SelfPlayCallback(BaseCallback):

@@ -43,6 +43,7 @@ import numpy as np
 from sixtysix_env.agents import make_agent
 from sixtysix_env.engine import new_hand
 from sixtysix_env.env.observation import OBS_VERSION, observe_view
+from sixtysix_env.progress import progress_bar
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
@@ -109,11 +110,7 @@ def collect(
         (learner, teacher, opponent, rules, seed, first, min(_CHUNK, hands - first))
         for first in range(0, hands, _CHUNK)
     ]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=hands, unit="hand", desc=f"labelling with {teacher}")
+    bar = progress_bar(hands, f"labelling with {teacher}", "hand") if progress else None
     parts: list[dict[str, np.ndarray]] = []
     t0 = time.perf_counter()
     if workers > 1:

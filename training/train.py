@@ -127,7 +127,7 @@ def train(
     from stable_baselines3.common.utils import set_random_seed
 
     from . import bc
-    from .callbacks import SelfPlayCallback, make_logger, write_json
+    from .callbacks import SelfPlayCallback, StepProgressBar, make_logger, write_json
     from .export import export_model
     from .pool import OpponentPool
     from .vec_env import SelfPlayVecEnv
@@ -236,9 +236,8 @@ def train(
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,
-            callback=callback,
+            callback=[callback, StepProgressBar(remaining)] if cfg.progress_bar else callback,
             reset_num_timesteps=not resume,
-            progress_bar=cfg.progress_bar,
         )
     else:
         printer(

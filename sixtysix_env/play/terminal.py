@@ -124,7 +124,7 @@ class TerminalGame:
             + f" against {s.opponent_name} (rules: {s.rules.name}; "
             f"first to {s.rules.match_target} game points). Type help for help."
         )
-        self.show_steps(s.start())
+        self.show_hand_start(s.start())
         while True:
             if s.is_hand_over():
                 self.show_hand_over()
@@ -133,7 +133,7 @@ class TerminalGame:
                 line = self.read("Press Enter for the next hand (or type quit): ")
                 if line is None or line.lower() in ("q", "quit", "exit"):
                     return self.goodbye()
-                self.show_steps(s.next_hand())
+                self.show_hand_start(s.next_hand())
                 continue
             self.show_table()
             while True:
@@ -226,6 +226,14 @@ class TerminalGame:
                     continue
                 self.write("  " + line)
 
+    def show_hand_start(self, steps: list[Step]) -> None:
+        """A new hand's heading, then what the computer did before your first turn."""
+        s = self.session
+        dealer = "You deal" if s.view().dealer == HUMAN else "The computer deals"
+        self.write()
+        self.write(self._style(f"=== Hand {s.hand_number}: {dealer}. ===", _BOLD))
+        self.show_steps(steps)
+
     def show_table(self) -> None:
         s = self.session
         view = s.view()
@@ -246,7 +254,8 @@ class TerminalGame:
             f"   Your points: {self.points_text(view)}"
         )
         known = sort_hand(view.opponent_known, view.trump_suit)
-        line = f"The computer holds {view.opponent_hand_size} cards"
+        n = view.opponent_hand_size
+        line = f"The computer holds {n} card{'s' if n != 1 else ''}"
         if known:
             line += " including " + " ".join(self.name(c) for c in known)
         self.write(line + ".")

@@ -1,4 +1,5 @@
-"""
+"""Sixty-Six as a PettingZoo AEC environment: this docstring is its documentation page.
+
 # Sixty-Six (sixtysix_v0)
 
 | Import             | `from sixtysix_env import sixtysix_v0`                 |

@@ -436,3 +436,13 @@ def test_repeated_observe_returns_fresh_arrays():
     assert not np.shares_memory(a["observation"], b["observation"])
     assert a["observation"].tobytes() == b["observation"].tobytes()
     assert a["action_mask"].tobytes() == b["action_mask"].tobytes()
+
+
+def test_help_names_the_env_in_plain_words():
+    import inspect
+    import pydoc
+
+    from sixtysix_env import sixtysix_v0 as page
+
+    synopsis = pydoc.splitdoc(inspect.getdoc(page))[0]
+    assert synopsis.startswith("Sixty-Six") and not synopsis.startswith(("#", "|"))

@@ -61,7 +61,7 @@ def check_cards_conserved(s: State) -> None:
 @pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_random_play_invariants(rules):
     hands = 0
-    for s, a in random_positions(rules, 1500, seed=hash(rules) % 1000):
+    for s, a in random_positions(rules, 1500, seed=PRESET_NAMES.index(rules)):
         check_cards_conserved(s)
         tricks = [e for e in s.events() if type(e) is Trick]
         in_tricks = sum(CARD_POINTS[t.lead] + CARD_POINTS[t.follow] for t in tricks)
@@ -174,19 +174,6 @@ def test_same_seed_same_deal_and_game():
     assert game(9) != game(10)
 
 
-def test_pinned_deal_for_seed_zero():
-    """Guard the deal of a seed against accidental changes of the dealing code."""
-    from sixtysix_env.cards import codes
-
-    s = new_hand(0, dealer=1)
-    deck = random_deck(0)
-    assert codes(s.hand(0)) == codes(sorted(deck[0:3] + deck[6:9]))
-    assert codes(s.hand(1)) == codes(sorted(deck[3:6] + deck[9:12]))
-    assert s.trump_card == deck[12]
-    assert list(s.stock_cards) == deck[13:]
-    assert s.current_player() == 0
-
-
 @pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_match_ends_at_target_with_alternating_deal(rules):
     rng = random.Random(1)
@@ -222,4 +209,5 @@ def test_view_roundtrip_anywhere(seed, rules, depth):
     for seat in (0, 1):
         view = player_view(s, seat)
         assert player_view(determinize(view, seed), seat) == view
-        assert mask_points(view.hand) >= 0
+        in_hand = [c for c in range(24) if view.hand >> c & 1]
+        assert mask_points(view.hand) == sum(CARD_POINTS[c] for c in in_hand)

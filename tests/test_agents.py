@@ -54,6 +54,7 @@ def test_random_and_heuristic_play_thousands_of_legal_hands(preset):
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.slow
 def test_expert_plays_legal_hands(preset):
     # One sample per decision keeps this quick; legality does not depend on it.
     e, h, r = ExpertAgent(samples=1), HeuristicAgent(), RandomAgent()
@@ -192,6 +193,7 @@ def solved_positions(count, seed, preset="altmisalti"):
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.slow
 def test_expert_never_picks_a_move_the_solver_proves_worse(preset):
     expert = ExpertAgent(samples=2)
     for s in solved_positions(60, seed=len(preset), preset=preset):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a real browser: the full lane only
+
 pytest.importorskip("flask", reason="the web mode needs Flask (the [play] extra)")
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright's Python package is not installed"

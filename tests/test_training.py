@@ -124,6 +124,7 @@ def smoke_run(tmp_path_factory):
     return run_dir, r.stdout
 
 
+@pytest.mark.slow
 def test_smoke_run_writes_its_run_folder(smoke_run):
     run_dir, _ = smoke_run
     for rel in (
@@ -149,6 +150,7 @@ def test_smoke_run_writes_its_run_folder(smoke_run):
     assert "train/value_loss" in header
 
 
+@pytest.mark.slow
 def test_tensorboard_charts_are_grouped(smoke_run):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -160,6 +162,7 @@ def test_tensorboard_charts_are_grouped(smoke_run):
     assert "charts/eval_gp_vs_heuristic" in tags and "losses/value_loss" in tags
 
 
+@pytest.mark.slow
 def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
     from sixtysix_env.evaluation import play_hand
     from sixtysix_env.policy import load_policy
@@ -185,6 +188,7 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
     assert end.is_terminal()
 
 
+@pytest.mark.slow
 def test_resume_continues_the_run(smoke_run, tmp_path):
     import shutil
 
@@ -221,6 +225,7 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     assert model.lr_schedule(0.5) == pytest.approx(0.000123)
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_new_network(smoke_run):
     run_dir, _ = smoke_run
     r = _run(
@@ -232,6 +237,7 @@ def test_resume_refuses_a_new_network(smoke_run):
     assert not any(p.startswith("config.until-") for p in os.listdir(run_dir))
 
 
+@pytest.mark.slow
 def test_numpy_policy_matches_torch(smoke_run):
     import torch
     from sb3_contrib import MaskablePPO
@@ -262,6 +268,7 @@ def test_numpy_policy_matches_torch(smoke_run):
     assert (numpy_p[~masks] == 0).all()
 
 
+@pytest.mark.slow
 def test_same_seed_same_weights(tmp_path):
     """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
     from sixtysix_env.policy import read_policy
@@ -284,6 +291,7 @@ def test_same_seed_same_weights(tmp_path):
 # -- distillation (DAgger) ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
     from training.distill import collect
 
@@ -301,6 +309,7 @@ def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
     assert (d["masks"].sum(1) > 1).all()  # forced moves are not recorded
 
 
+@pytest.mark.slow
 def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
     from sb3_contrib import MaskablePPO
 

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a subprocess training run: the full lane only
+
 pytest.importorskip("sb3_contrib")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -539,7 +539,8 @@ def _totals(v: list[int]) -> list[int]:
     return [v[CARD_PTS + i] + (v[MARRIAGE_PTS + i] if v[TRICKS + i] else 0) for i in (0, 1)]
 
 
-def _rule15(loser_total: int, loser_tricks: int) -> int:
+def _game_points_by_loser(loser_total: int, loser_tricks: int) -> int:
+    """The hand winner's game points (docs/rules.md §15)."""
     if loser_tricks == 0:
         return 3
     return 1 if loser_total >= 33 else 2
@@ -566,7 +567,7 @@ def _end_went_out(s: State, w: int) -> None:
             cp, mp, tr = s.close_info
             totals[lo] = cp + (mp if tr else 0)
             tricks[lo] = tr
-        gp = _rule15(totals[lo], tricks[lo])
+        gp = _game_points_by_loser(totals[lo], tricks[lo])
     _set_result(s, w, gp, reason, totals, None)
 
 
@@ -582,7 +583,8 @@ def _end_ran_out(s: State, last: int) -> None:
         _set_result(s, None, 0, TIE, totals, last)
         return
     w = 0 if totals[0] > totals[1] else 1
-    _set_result(s, w, _rule15(totals[1 - w], v[TRICKS + 1 - w]), LAST_TRICK, totals, last)
+    gp = _game_points_by_loser(totals[1 - w], v[TRICKS + 1 - w])
+    _set_result(s, w, gp, LAST_TRICK, totals, last)
 
 
 def _set_result(s, winner, gp, reason, totals, last) -> None:

@@ -756,6 +756,34 @@ def test_rule14_last_trick_ten_and_tie(rules, which):
     assert s.returns() == returns
 
 
+
+@pytest.mark.parametrize(
+    "switches,which,says,never",
+    [
+        ({}, "flip", ["Nobody reached 66", "last trick +10 included"], []),
+        ({"last_trick_bonus": 20}, "flip", ["(79 to 61, last trick +20 included)"], ["+10"]),
+        ({"last_trick_bonus": 0}, "last0", ["(61 to 59)"], ["last trick", "+10"]),
+        ({"going_out": 70}, "flip", ["Nobody reached 70"], ["66"]),
+    ],
+)
+def test_rule14_explain_uses_the_rules_values(switches, which, says, never):
+    # HandResult.explain names the going-out figure and the bonus the hand used.
+    s = run(long_hand({"preset": "altmisalti", **switches}), PHASE1 + " " + LONG_ENDINGS[which][0])
+    text = s.result.explain()
+    assert s.result.reason == "last_trick"
+    for words in says:
+        assert words in text
+    for words in never:
+        assert words not in text
+
+
+@pytest.mark.parametrize("going_out", [66, 70])
+def test_rule13_explain_failed_close_names_the_going_out_figure(going_out):
+    rules = {"preset": "altmisalti", "going_out": going_out}
+    s = run(deal(*FAILED[:3], FAILED[3], rules=rules), FAILED_RUNS["A"][0])
+    assert s.result.reason == "failed_close"
+    assert f"did not reach {going_out}:" in s.result.explain()
+
 # -- rule 15: game points --------------------------------------------------------
 
 # SCORE_A: hearts trumps (JH face up). SCORE_B: hearts trumps (9H face up).

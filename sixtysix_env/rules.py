@@ -42,8 +42,8 @@ class RuleConfig:
     #: When a closer goes out, the opponent's totals are taken at the "end"
     #: of the hand or at the moment of the "close".
     opponent_totals_at: str = "end"
-    #: A 65-65 hand: "no-points", or "carry-over" (the next hand's winner
-    #: scores one extra game point).
+    #: A 65-65 hand: "no-points", or "carry-over" (each tied hand adds one
+    #: game point for the winner of the next hand that is not tied).
     tie_rule: str = "no-points"
     #: Game points that win a match.
     match_target: int = 7

@@ -132,6 +132,10 @@ class HandResult:
     totals: tuple[int, int]
     closed_by: int | None
     last_trick_winner: int | None
+    #: The rule values the hand was played with (switches, so ``explain``
+    #: must not assume the defaults).
+    going_out: int = RuleConfig.going_out
+    last_trick_bonus: int = RuleConfig.last_trick_bonus
 
     def returns(self) -> tuple[int, int]:
         """Zero-sum game points: (+gp, -gp) from each seat's side."""
@@ -149,13 +153,14 @@ class HandResult:
         unit = "game point" if gp == 1 else "game points"
         if self.reason == FAILED_CLOSE:
             return (
-                f"{names[self.closed_by]} closed the stock but did not reach 66: "
+                f"{names[self.closed_by]} closed the stock but did not reach {self.going_out}: "
                 f"{names[w]} scores {gp} {unit}."
             )
+        bonus = f", last trick +{self.last_trick_bonus} included" if self.last_trick_bonus else ""
         how = {
             WENT_OUT: f"{names[w]} reached {self.totals[w]}",
-            LAST_TRICK: f"Nobody reached 66; {names[w]} has the higher total "
-            f"({self.totals[w]} to {self.totals[lo]}, last trick +10 included)",
+            LAST_TRICK: f"Nobody reached {self.going_out}; {names[w]} has the higher total "
+            f"({self.totals[w]} to {self.totals[lo]}{bonus})",
         }[self.reason]
         if gp == 3:
             why = f"{names[lo]} won no trick"
@@ -539,7 +544,8 @@ def _totals(v: list[int]) -> list[int]:
     return [v[CARD_PTS + i] + (v[MARRIAGE_PTS + i] if v[TRICKS + i] else 0) for i in (0, 1)]
 
 
-def _rule15(loser_total: int, loser_tricks: int) -> int:
+def _game_points_by_loser(loser_total: int, loser_tricks: int) -> int:
+    """The hand winner's game points (docs/rules.md §15)."""
     if loser_tricks == 0:
         return 3
     return 1 if loser_total >= 33 else 2
@@ -566,7 +572,7 @@ def _end_went_out(s: State, w: int) -> None:
             cp, mp, tr = s.close_info
             totals[lo] = cp + (mp if tr else 0)
             tricks[lo] = tr
-        gp = _rule15(totals[lo], tricks[lo])
+        gp = _game_points_by_loser(totals[lo], tricks[lo])
     _set_result(s, w, gp, reason, totals, None)
 
 
@@ -582,7 +588,8 @@ def _end_ran_out(s: State, last: int) -> None:
         _set_result(s, None, 0, TIE, totals, last)
         return
     w = 0 if totals[0] > totals[1] else 1
-    _set_result(s, w, _rule15(totals[1 - w], v[TRICKS + 1 - w]), LAST_TRICK, totals, last)
+    gp = _game_points_by_loser(totals[1 - w], v[TRICKS + 1 - w])
+    _set_result(s, w, gp, LAST_TRICK, totals, last)
 
 
 def _set_result(s, winner, gp, reason, totals, last) -> None:
@@ -597,6 +604,8 @@ def _set_result(s, winner, gp, reason, totals, last) -> None:
         totals=(totals[0], totals[1]),
         closed_by=None if v[CLOSED_BY] < 0 else v[CLOSED_BY],
         last_trick_winner=last,
+        going_out=s.rules.going_out,
+        last_trick_bonus=s.rules.last_trick_bonus,
     )
     s._legal = 0
 

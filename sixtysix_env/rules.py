@@ -1,7 +1,8 @@
 """The rule configuration: one named switch per row of the preset table.
 
-``RULINGS.md`` (kept beside the project) fixes the default rule set,
-``altmisalti``, and two published families, ``pagat66`` and ``santase``.
+``docs/rules.md`` describes the rules these switches select: the default
+rule set, ``altmisalti``, and two published families, ``pagat66`` and
+``santase`` (the table of every switch per preset is docs/rules.md §17).
 Any switch can be overridden by name::
 
     rules = make_rules("pagat66", match_target=11)
@@ -22,7 +23,7 @@ TIE_RULES = ("no-points", "carry-over")
 
 @dataclass(frozen=True)
 class RuleConfig:
-    """Switches of a Sixty-Six rule set (see the preset table in RULINGS.md)."""
+    """Switches of a Sixty-Six rule set (see the preset table in docs/rules.md §17)."""
 
     name: str = "altmisalti"
     #: Strict phase: a follower who can follow suit must beat the led card if able.
@@ -41,8 +42,8 @@ class RuleConfig:
     #: When a closer goes out, the opponent's totals are taken at the "end"
     #: of the hand or at the moment of the "close".
     opponent_totals_at: str = "end"
-    #: A 65-65 hand: "no-points", or "carry-over" (the next hand's winner
-    #: scores one extra game point).
+    #: A 65-65 hand: "no-points", or "carry-over" (each tied hand adds one
+    #: game point for the winner of the next hand that is not tied).
     tie_rule: str = "no-points"
     #: Game points that win a match.
     match_target: int = 7

@@ -18,7 +18,7 @@ cards (9 J Q K 10 A of four suits): six cards each, a face-up trump card
 under a stock to draw from, marriages (K+Q) worth 20 or 40, the exchange of
 the trump 9 and the option of closing the stock. The first to 66 points wins
 the hand and 1-3 game points; a match goes to 7 game points. The rules the
-engine plays are fixed in RULINGS.md; three presets are available:
+engine plays are written out in docs/rules.md; three presets are available:
 `altmisalti` (the default), `pagat66` and `santase`.
 
 ```python
@@ -61,7 +61,7 @@ A dict: `observation`, a float32 vector of 349 values in [0, 1], and
 `action_mask`, an int8 vector of 34 (1 = legal). The mask is all zeros for
 an agent that is not to act, and at the end. The vector is built only from
 the engine's player view (`sixtysix_env.view.player_view`), so it holds
-exactly what that player may know (RULINGS.md, "What each player knows"):
+exactly what that player may know (docs/rules.md §18):
 never the order of the stock or the opponent's unknown cards. It is told
 from the observer's side ("my" / "opp"), so one policy can play both seats.
 

@@ -1,7 +1,7 @@
 """What one seat may know, and full states that agree with it.
 
-:func:`player_view` gives a seat exactly what RULINGS.md lets it know and
-nothing else; agents and observations are built from it. :func:`determinize`
+:func:`player_view` gives a seat exactly what docs/rules.md §18 lets it know
+and nothing else; agents and observations are built from it. :func:`determinize`
 goes the other way: from a view and a random generator it deals the unseen
 cards into a full :class:`~sixtysix_env.engine.State` that agrees with every
 fact of the view, uniformly among all such deals (the sampling step of

@@ -10,6 +10,7 @@ import sys
 from sixtysix_env.play import terminal
 from sixtysix_env.play.session import GameSession, explain_result
 from sixtysix_env.play.terminal import TerminalGame
+from sixtysix_env.rules import make_rules
 
 MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH TD AD QS"
 
@@ -191,3 +192,22 @@ def test_card_counts_are_in_words_a_person_would_use():
     text = out.getvalue()
     assert "holds 1 cards" not in text
     assert "The computer holds 1 card." in text or "The computer holds 1 card including" in text
+
+
+def test_help_follows_the_rules():
+    # The failed-close penalty, the going-out figure, the strict-phase duty
+    # and the match target come from the rules, not from the default preset.
+    def help_for(*args, **kw) -> str:
+        return " ".join(terminal.help_text(make_rules(*args, **kw)).split())
+
+    alt = help_for("altmisalti")
+    assert "the computer scores 2 game points." in alt and "reach 66," in alt
+    assert "follow suit, or else play a trump" in alt and "first to 7 game points" in alt
+    santase = help_for("santase")
+    assert "the computer scores 3 game points." in santase
+    assert "follow suit (with a higher card if you have one), or else" in santase
+    assert "first to 11 game points" in santase
+    pagat = help_for("pagat66")
+    assert "3 game points if it had won no trick when you closed, else 2" in pagat
+    custom = help_for("altmisalti", going_out=70)
+    assert "The first to 70 points" in custom and "reach 70," in custom

@@ -1,8 +1,9 @@
 """Table-driven rule scenarios on fixed decks: every numbered rule of
-RULINGS.md and every switch of its preset table.
+docs/rules.md (§1-§16) and every switch of its preset table (§17).
 
 Each scenario deals a deck chosen so that the play is short and forced, then
-asserts exact values. Rule numbers in test names refer to RULINGS.md.
+asserts exact values. Rule numbers in test names are the sections of
+docs/rules.md: ``test_rule7_...`` checks §7.
 
 Seats: with ``dealer=1`` (the default of :func:`deal`) seat 0 is the
 non-dealer and leads the first trick. Card points: 9=0 J=2 Q=3 K=4 T=10 A=11.
@@ -394,9 +395,9 @@ MAC = ("AD KC QC KS QS 9C", "9D JD QD AS TS JS", "9H", "9S KD")
 )
 def test_rule8_marriage_after_close(rules, later):
     s = run(deal(*MAC[:3], MAC[3], rules=rules), "AD 9D close")
-    # The lead right after one's own close may carry a marriage (rulings:
-    # "counts as made before the close"); read as holding in every preset,
-    # pagat66 included, since the example it cites is pagat's.
+    # The lead right after one's own close may carry a marriage (docs/rules.md
+    # §8: it counts as made before the close), in every preset: pagat66 too,
+    # whose published example is "exchange, declare 40, close, lead the queen".
     assert marriage_ids(s) == {"marry-QC", "marry-KC", "marry-QS", "marry-KS"}
     s = run(s, "marry-KC JD")  # seat 0: 11 + 4 + 2 = 17 card points, 20 marriage
     assert s.points(0) == 37 and s.current_player() == 0
@@ -754,6 +755,34 @@ def test_rule14_last_trick_ten_and_tie(rules, which):
     assert last is ANY or s.result.last_trick_winner == last
     assert s.returns() == returns
 
+
+
+@pytest.mark.parametrize(
+    "switches,which,says,never",
+    [
+        ({}, "flip", ["Nobody reached 66", "last trick +10 included"], []),
+        ({"last_trick_bonus": 20}, "flip", ["(79 to 61, last trick +20 included)"], ["+10"]),
+        ({"last_trick_bonus": 0}, "last0", ["(61 to 59)"], ["last trick", "+10"]),
+        ({"going_out": 70}, "flip", ["Nobody reached 70"], ["66"]),
+    ],
+)
+def test_rule14_explain_uses_the_rules_values(switches, which, says, never):
+    # HandResult.explain names the going-out figure and the bonus the hand used.
+    s = run(long_hand({"preset": "altmisalti", **switches}), PHASE1 + " " + LONG_ENDINGS[which][0])
+    text = s.result.explain()
+    assert s.result.reason == "last_trick"
+    for words in says:
+        assert words in text
+    for words in never:
+        assert words not in text
+
+
+@pytest.mark.parametrize("going_out", [66, 70])
+def test_rule13_explain_failed_close_names_the_going_out_figure(going_out):
+    rules = {"preset": "altmisalti", "going_out": going_out}
+    s = run(deal(*FAILED[:3], FAILED[3], rules=rules), FAILED_RUNS["A"][0])
+    assert s.result.reason == "failed_close"
+    assert f"did not reach {going_out}:" in s.result.explain()
 
 # -- rule 15: game points --------------------------------------------------------
 

@@ -65,7 +65,7 @@ index    name                meaning
                              closer's opponent then / 120 (0 if not closed)
 335      close_marriage_pts  ... its marriage points then / 100
 336      close_had_trick     ... whether it had won a trick then
-337      must_beat_in_suit   rule switch (see RULINGS.md)
+337      must_beat_in_suit   rule switch (see docs/rules.md §17)
 338      marriage_after_close  rule switch
 339      close_on_first_lead   rule switch
 340      min_stock_to_close     rule switch / 11

@@ -146,7 +146,7 @@ class Move:
     """A move offered to the person.
 
     Playing a king or queen whose marriage may be declared declares it (as
-    in the game the seeds describe), so such a card's move is the marriage
+    in the usual computer game), so such a card's move is the marriage
     action. ``kind`` is ``play``, ``marriage``, ``exchange`` or ``close``.
     """
 

@@ -22,7 +22,7 @@ from typing import TextIO
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
 from ..agents import agent_names
 from ..cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
-from ..rules import PRESETS
+from ..rules import PRESETS, RuleConfig
 from ..view import PlayerView
 from .session import (
     COMPUTER,
@@ -45,21 +45,39 @@ from .session import (
 
 HELP = """\
 How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
-  The first to 66 points in a hand (cards won plus marriages) wins it.
+  The first to {going_out} points in a hand (cards won plus marriages) wins it.
   While the stock lasts you may play any card; once it is used up or
-  closed you must follow suit, and if you cannot, play a trump.
+  closed you must follow suit{beat}, or else play a trump if you can.
   Marriage: lead the king or queen of a suit while holding both (20, or 40
   in trumps); you must have won a trick. Cards marked * can do it now.
   Exchange: when about to lead, having won a trick, swap the 9 of trumps
   for the trump card under the stock.
-  Close: when about to lead, stop the drawing; if you then do not reach 66,
-  the computer scores 2 game points.
+  Close: when about to lead, stop the drawing; if you then do not reach
+  {going_out}, the computer scores {failed_close}.
   A hand scores 1 game point, 2 if the loser has under 33, 3 if the loser
   won no trick. The first to {target} game points wins the match.
 What to type
   a card: KH, 10h, th, K\u2665      a number from the list
   exchange (x)   close (c)   help (?)   quit (q)
   Playing a marked king or queen declares its marriage."""
+
+#: What a failed close gives the opponent, per ``failed_close_penalty``.
+_FAILED_CLOSE_WORDS = {
+    "2": "2 game points",
+    "3": "3 game points",
+    "2-or-3": "3 game points if it had won no trick\n  when you closed, else 2",
+}
+
+
+def help_text(rules: RuleConfig) -> str:
+    """The help, with the figures of ``rules`` (docs/rules.md §7, §12, §13, §16)."""
+    return HELP.format(
+        going_out=rules.going_out,
+        beat=" (with a higher card\n  if you have one)" if rules.must_beat_in_suit else "",
+        failed_close=_FAILED_CLOSE_WORDS[rules.failed_close_penalty],
+        target=rules.match_target,
+    )
+
 
 _RED = "\x1b[31m"
 _BOLD = "\x1b[1m"
@@ -144,7 +162,7 @@ class TerminalGame:
                 if word in ("q", "quit", "exit"):
                     return self.goodbye()
                 if word in ("h", "help", "?"):
-                    self.write(HELP.format(target=s.rules.match_target))
+                    self.write(help_text(s.rules))
                     continue
                 if word == "":
                     continue

@@ -223,7 +223,7 @@ def export_model(
 
 
 def _distillation(run_dir: str | None) -> dict | None:
-    """The run's distillation record (``training.distill fit``), if it has one."""
+    """The run's distillation record (``sixtysix_training.distill fit``), if it has one."""
     if run_dir is None:
         return None
     rec = _read_json(os.path.join(run_dir, "distill.json"))

@@ -24,8 +24,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("sixtysix_training.export", "export a trained model as a numpy policy file"),
 }
 
-#: The extra a command's module needs beyond the core (named in the error when it is missing).
+#: The extra a command needs beyond the core, named in the error when it is missing.
 EXTRAS = {"serve": "play", "train": "train", "export": "train"}
+
+#: The top-level modules each extra installs (a missing one means the extra is missing).
+EXTRA_MODULES = {
+    "play": {"flask", "werkzeug"},
+    "train": {"torch", "stable_baselines3", "sb3_contrib", "yaml", "tensorboard", "tqdm", "rich"},
+}
+
+
+def _missing_extra(name: str, e: ModuleNotFoundError) -> str | None:
+    """The message for a command whose extra is not installed, or None (another cause)."""
+    extra = EXTRAS.get(name)
+    top = (e.name or "").partition(".")[0]
+    if extra is None or top not in EXTRA_MODULES[extra]:
+        return None
+    return (
+        f"sixtysix {name}: needs {top}, from the [{extra}] extra; install it with "
+        f'pip install "sixtysix[{extra}]" (in a clone: pip install -e ".[{extra}]")'
+    )
 
 
 def _usage() -> str:
@@ -59,22 +77,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     module_name, text = COMMANDS[name]
+    # Commands import their extra's libraries at the top or only when they run
+    # (so that --help stays fast); either way a missing extra is named.
     try:
         module = importlib.import_module(module_name)
+        parser = argparse.ArgumentParser(prog=f"sixtysix {name}", description=text)
+        module.add_arguments(parser)
+        args = parser.parse_args(argv[1:])
+        return int(module.run(args) or 0)
     except ModuleNotFoundError as e:
-        extra = EXTRAS.get(name)
-        fix = (
-            f'install the [{extra}] extra: pip install "sixtysix[{extra}]" '
-            f'(in a clone: pip install -e ".[{extra}]")'
-            if extra
-            else "the installation is incomplete; reinstall the package"
-        )
-        print(f"sixtysix {name}: cannot load {module_name} ({e}); {fix}", file=sys.stderr)
+        message = _missing_extra(name, e)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
         return 2
-    parser = argparse.ArgumentParser(prog=f"sixtysix {name}", description=text)
-    module.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
-    return int(module.run(args) or 0)
 
 
 if __name__ == "__main__":

@@ -206,6 +206,15 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
         [random.Random(1), random.Random(2)],
     )
     assert end.is_terminal()
+    # The run's evaluation log travels beside the policy, and the curve draws from it.
+    log = tmp_path / "exported.eval.jsonl"
+    assert log.read_text() == (run_dir / "eval.jsonl").read_text()
+    pytest.importorskip("matplotlib")
+    from sixtysix_training.plot_curve import main as plot_main
+
+    assert plot_main([str(out)]) == 0
+    png = (tmp_path / "exported.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
 def test_resume_continues_the_run(smoke_run, tmp_path):

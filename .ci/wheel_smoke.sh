@@ -65,6 +65,11 @@ assert importlib.util.find_spec("sixtysix_training") is not None
 assert importlib.util.find_spec("torch") is None, "torch in a core + [play] install"
 print("sixtysix_env from", os.path.dirname(here))
 
+from sixtysix_env.shipped import shipped_policies
+
+ppo = shipped_policies()["sixtysix-ppo"]
+assert ppo.card is not None and ppo.curve is not None, ppo
+print("shipped:", ppo.path.name, ppo.card.name, ppo.curve.name)
 bot = make_agent("sixtysix-ppo")
 rng, me = random.Random(0), make_agent("random")
 state = new_hand(seed=1, dealer=0)

@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except ModuleNotFoundError as e:
         message = _missing_extra(name, e)
+        if message is None and e.name and f"{module_name}.".startswith(f"{e.name}."):
+            message = f"sixtysix {name}: {module_name} is missing; reinstall the package ({e})"
         if message is None:
             raise
         print(message, file=sys.stderr)

@@ -120,12 +120,15 @@ def plot(
         # known between them.
         for own in (True, False):
             points = sorted(
-                (r["steps"], r["against"][opp])
-                for r in records
-                if "steps" in r
-                and r.get("kind") != "at_export"
-                and ("source" not in r) == own
-                and "gp_per_hand" in (r.get("against") or {}).get(opp, {})
+                (
+                    (r["steps"], r["against"][opp])
+                    for r in records
+                    if "steps" in r
+                    and r.get("kind") != "at_export"
+                    and ("source" not in r) == own
+                    and "gp_per_hand" in (r.get("against") or {}).get(opp, {})
+                ),
+                key=lambda p: p[0],
             )
             if not points:
                 continue
@@ -161,7 +164,7 @@ def plot(
             if "steps_range" not in r or not f or "gp_range" not in f:
                 continue
             (a, b), (lo, hi) = r["steps_range"], f["gp_range"]
-            label = "range stated in the card" if first_box else None
+            label = "recorded range over those steps" if first_box else None
             if a == b:
                 ax.errorbar(
                     [a / scale],

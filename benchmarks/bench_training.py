@@ -11,7 +11,7 @@ opponents of every run):
   batch 64, 10 epochs, a 64-64 tanh network), games through SB3's
   ``DummyVecEnv`` with a flat-observation wrapper;
 * "configured": the settings of ``--config`` (games side by side in
-  ``training.vec_env.SelfPlayVecEnv``, large batches, few epochs, one torch
+  ``sixtysix_training.vec_env.SelfPlayVecEnv``, large batches, few epochs, one torch
   thread).
 
 Each run first learns one rollout to warm up, then is timed over
@@ -97,10 +97,10 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.config import load_config
-    from training.pool import OpponentPool
-    from training.train import ppo_settings
-    from training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.config import load_config
+    from sixtysix_training.pool import OpponentPool
+    from sixtysix_training.train import ppo_settings
+    from sixtysix_training.vec_env import SelfPlayVecEnv
 
     cfg = load_config(config)
     torch.set_num_threads(cfg.torch_threads)

@@ -11,22 +11,53 @@ import argparse
 import importlib
 import sys
 
+from . import __version__
+
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sixtysix_env.demo", "deal a hand and play it out between two agents"),
+    "agents": ("sixtysix_env.shipped", "list the agents and shipped policies, with their figures"),
     "eval": ("sixtysix_env.evaluation", "rank agents by paired-deal evaluation"),
     "play": ("sixtysix_env.play.terminal", "play a match against the computer in the terminal"),
     "serve": ("sixtysix_env.play.web", "serve a web page to play against the computer"),
-    "train": ("training.train", "train a policy with self-play (needs the [train] extra)"),
-    "export": ("training.export", "export a trained model as a numpy policy file"),
+    "train": ("sixtysix_training.train", "train a policy with self-play (needs the [train] extra)"),
+    "export": ("sixtysix_training.export", "export a trained model as a numpy policy file"),
+}
+
+#: The extra a command needs beyond the core, named in the error when it is missing.
+EXTRAS = {"serve": "play", "train": "train", "export": "train"}
+
+#: The top-level modules each extra installs (a missing one means the extra is missing).
+EXTRA_MODULES = {
+    "play": {"flask", "werkzeug"},
+    "train": {"torch", "stable_baselines3", "sb3_contrib", "yaml", "tensorboard", "tqdm", "rich"},
 }
 
 
+def _missing_extra(name: str, e: ModuleNotFoundError) -> str | None:
+    """The message for a command whose extra is not installed, or None (another cause)."""
+    extra = EXTRAS.get(name)
+    top = (e.name or "").partition(".")[0]
+    if extra is None or top not in EXTRA_MODULES[extra]:
+        return None
+    return (
+        f"sixtysix {name}: needs {top}, from the [{extra}] extra; install it with "
+        f'pip install "sixtysix[{extra}]" (in a clone: pip install -e ".[{extra}]")'
+    )
+
+
 def _usage() -> str:
-    lines = ["usage: sixtysix COMMAND [options]", "", "commands:"]
+    from .shipped import shipped_names
+
+    lines = ["usage: sixtysix [--version] COMMAND [options]", "", "commands:"]
     for name, (_, text) in COMMANDS.items():
         lines.append(f"  {name:<8} {text}")
     lines.append("")
+    shipped = shipped_names()
+    if shipped:
+        lines.append(
+            f"shipped opponents, by name: {', '.join(shipped)} ('sixtysix agents' shows their figures)"
+        )
     lines.append("'sixtysix COMMAND --help' describes a command's options.")
     return "\n".join(lines)
 
@@ -36,24 +67,32 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())
         return 0
+    if argv[0] in ("-V", "--version"):
+        print(f"sixtysix {__version__}")
+        return 0
     name = argv[0]
     if name not in COMMANDS:
-        print(f"sixtysix: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
-        return 2
-    module_name, text = COMMANDS[name]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
         print(
-            f"sixtysix {name}: cannot load {module_name} ({e}); "
-            "is the extra it needs installed (see the README)?",
-            file=sys.stderr,
+            f"sixtysix: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr
         )
         return 2
-    parser = argparse.ArgumentParser(prog=f"sixtysix {name}", description=text)
-    module.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
-    return int(module.run(args) or 0)
+    module_name, text = COMMANDS[name]
+    # Commands import their extra's libraries at the top or only when they run
+    # (so that --help stays fast); either way a missing extra is named.
+    try:
+        module = importlib.import_module(module_name)
+        parser = argparse.ArgumentParser(prog=f"sixtysix {name}", description=text)
+        module.add_arguments(parser)
+        args = parser.parse_args(argv[1:])
+        return int(module.run(args) or 0)
+    except ModuleNotFoundError as e:
+        message = _missing_extra(name, e)
+        if message is None and e.name and f"{module_name}.".startswith(f"{e.name}."):
+            message = f"sixtysix {name}: {module_name} is missing; reinstall the package ({e})"
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

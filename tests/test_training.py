@@ -17,7 +17,7 @@ pytest.importorskip("yaml")
 from sixtysix_env.engine import new_hand
 from sixtysix_env.env.observation import encode_view
 from sixtysix_env.view import player_view
-from training.config import ConfigError, TrainConfig, field_docs, load_config
+from sixtysix_training.config import ConfigError, TrainConfig, field_docs, load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,10 +49,27 @@ def test_every_option_has_a_docstring():
     assert not missing
 
 
-@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs"))))
+SHIPPED_CONFIGS = sorted(
+    f for f in os.listdir(os.path.join(ROOT, "configs")) if f.endswith(".yaml")
+)
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
 def test_shipped_configs_load(name):
     cfg = load_config(os.path.join(ROOT, "configs", name))
     assert cfg.total_timesteps > 0
+    # ... and by name, from any folder, as the installed package data.
+    assert load_config(name.removesuffix(".yaml")) == cfg
+
+
+def test_config_by_name_errors_list_the_shipped_ones(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="neither a file nor a shipped config.*quickstart"):
+        load_config("quickstar")
+    with pytest.raises(ConfigError, match="'elsewhere/x.yaml' does not exist.*quickstart"):
+        load_config("elsewhere/x.yaml")
+    # The README's clone path also names the shipped config from outside a clone.
+    assert load_config("configs/quickstart.yaml").name == "quickstart"
 
 
 @pytest.mark.parametrize(
@@ -94,13 +111,16 @@ def test_overrides_and_numbers():
 def test_train_command_reports_config_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("n_env: 4\n")
-    r = _run(["-m", "training.train", "--config", str(bad), "--run-dir", str(tmp_path / "r")], ROOT)
+    r = _run(
+        ["-m", "sixtysix_training.train", "--config", str(bad), "--run-dir", str(tmp_path / "r")],
+        ROOT,
+    )
     assert r.returncode == 2
     assert "unknown option 'n_env'" in r.stderr
 
 
 def test_existing_run_folder_is_not_overwritten(tmp_path, capsys):
-    from training.train import main
+    from sixtysix_training.train import main
 
     run_dir = tmp_path / "taken"
     run_dir.mkdir()
@@ -119,7 +139,10 @@ def smoke_run(tmp_path_factory):
     cfg = tmp / "tiny.yaml"
     cfg.write_text(TINY)
     run_dir = tmp / "runs" / "tiny"
-    r = _run(["-m", "training.train", "--config", str(cfg), "--run-dir", str(run_dir)], str(tmp))
+    r = _run(
+        ["-m", "sixtysix_training.train", "--config", str(cfg), "--run-dir", str(run_dir)],
+        str(tmp),
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return run_dir, r.stdout
 
@@ -186,6 +209,15 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
         [random.Random(1), random.Random(2)],
     )
     assert end.is_terminal()
+    # The run's evaluation log travels beside the policy, and the curve draws from it.
+    log = tmp_path / "exported.eval.jsonl"
+    assert log.read_text() == (run_dir / "eval.jsonl").read_text()
+    pytest.importorskip("matplotlib")
+    from sixtysix_training.plot_curve import main as plot_main
+
+    assert plot_main([str(out)]) == 0
+    png = (tmp_path / "exported.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
 @pytest.mark.slow
@@ -198,7 +230,7 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     r = _run(
         [
             "-m",
-            "training.train",
+            "sixtysix_training.train",
             "--resume",
             str(copy),
             "--set",
@@ -229,7 +261,7 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
 def test_resume_refuses_a_new_network(smoke_run):
     run_dir, _ = smoke_run
     r = _run(
-        ["-m", "training.train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
+        ["-m", "sixtysix_training.train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
         ROOT,
     )
     assert r.returncode == 2
@@ -242,7 +274,7 @@ def test_numpy_policy_matches_torch(smoke_run):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.export import network_from_policy
+    from sixtysix_training.export import network_from_policy
 
     run_dir, _ = smoke_run
     model = MaskablePPO.load(str(run_dir / "latest" / "model.zip"), device="cpu")
@@ -272,7 +304,7 @@ def test_numpy_policy_matches_torch(smoke_run):
 def test_same_seed_same_weights(tmp_path):
     """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
     from sixtysix_env.policy import read_policy
-    from training.train import main
+    from sixtysix_training.train import main
 
     cfg = tmp_path / "r.yaml"
     cfg.write_text(
@@ -293,7 +325,7 @@ def test_same_seed_same_weights(tmp_path):
 
 @pytest.mark.slow
 def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
-    from training.distill import collect
+    from sixtysix_training.distill import collect
 
     run_dir, _ = smoke_run
     learner = str(run_dir / "policy.npz")
@@ -313,7 +345,7 @@ def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
 def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from training.distill import collect, fit, load_data, save_data
+    from sixtysix_training.distill import collect, fit, load_data, save_data
 
     run_dir, _ = smoke_run
     res = collect(

@@ -2,5 +2,5 @@
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib, pyyaml,
 tensorboard, tqdm, rich). ``sixtysix train`` and ``sixtysix export`` run
-:mod:`training.train` and :mod:`training.export`.
+:mod:`sixtysix_training.train` and :mod:`sixtysix_training.export`.
 """

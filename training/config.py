@@ -1,5 +1,9 @@
 """Every training option, in one dataclass; YAML files in ``configs/`` set its fields.
 
+The configs in ``configs/`` ship with the package (``sixtysix_training.configs``)
+and are found by name: ``sixtysix train --config quickstart`` (see
+:func:`resolve_config`); a path to any YAML file works too.
+
 Each field carries a docstring (the string under it); ``sixtysix train
 --list-options`` prints them. A YAML file's keys must be field names, and
 each value must have the field's type: an unknown key or a wrong type is a
@@ -10,12 +14,15 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.resources
 import inspect
 import itertools
 import math
+import os
 import types
 import typing
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sixtysix_env.errors import SixtySixError
@@ -360,13 +367,53 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+#: The package the shipped configs are installed as (see ``pyproject.toml``).
+CONFIGS_PACKAGE = "sixtysix_training.configs"
+
+
+def shipped_configs() -> dict[str, Path]:
+    """The shipped configs by name (``quickstart`` -> its ``quickstart.yaml``)."""
+    try:
+        root = Path(str(importlib.resources.files(CONFIGS_PACKAGE)))
+    except ModuleNotFoundError:
+        # Imported from a source checkout as a plain folder: configs/ sits beside it.
+        root = Path(__file__).resolve().parent.parent / "configs"
+    if not root.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(root.glob("*.yaml"))}
+
+
+def resolve_config(spec: str) -> str:
+    """A config file's path from a path or the name of a shipped config.
+
+    An existing file wins; otherwise a bare name (``quickstart``, or
+    ``quickstart.yaml``) names a shipped config. Anything else is a
+    :class:`ConfigError` listing the shipped names.
+    """
+    if os.path.isfile(spec):
+        return spec
+    shipped = shipped_configs()
+    base = os.path.basename(spec)
+    stem = base.removesuffix(".yaml")
+    # configs/NAME.yaml from outside a clone means the shipped one too.
+    if stem in shipped and os.path.dirname(spec) in ("", "configs"):
+        return str(shipped[stem])
+    names = ", ".join(shipped) or "(none in this installation)"
+    if os.path.dirname(spec) not in ("", "configs"):
+        raise ConfigError(f"config file {spec!r} does not exist (shipped configs: {names})")
+    raise ConfigError(
+        f"config {spec!r} is neither a file nor a shipped config; shipped configs: {names}"
+    )
+
+
 def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config (or the defaults), then apply ``key=value`` overrides."""
+    """Read a YAML config (a file or a shipped config's name; or the defaults), then overrides."""
     import yaml
 
     values: dict[str, Any] = {}
     source = "defaults"
     if path is not None:
+        path = resolve_config(path)
         source = path
         try:
             with open(path, encoding="utf-8") as f:

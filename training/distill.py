@@ -19,10 +19,10 @@ stock too often (see ``checkpoints/sixtysix-ppo.md``); nothing shipped uses it.
    ``latest/`` hold the result, so ``sixtysix export`` and ``--resume`` work
    on it as on any run.
 
-    python -m training.distill collect --learner checkpoints/sixtysix-ppo.npz \\
+    python -m sixtysix_training.distill collect --learner checkpoints/sixtysix-ppo.npz \\
         --teacher expert --opponent heuristic --hands 4000 --seed 1 --workers 2 \\
         -o runs/distill-data.npz
-    python -m training.distill fit --run runs/full --data runs/distill-data.npz \\
+    python -m sixtysix_training.distill fit --run runs/full --data runs/distill-data.npz \\
         -o runs/full-distilled
 """
 
@@ -245,7 +245,7 @@ def fit(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m training.distill", description=__doc__.split("\n")[0]
+        prog="python -m sixtysix_training.distill", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="label the learner's decisions with the teacher's")

@@ -4,6 +4,10 @@
     sixtysix export runs/quickstart --which latest -o latest.npz
     sixtysix export runs/quickstart/best/model.zip -o best.npz --eval-deals 2000
 
+From a run folder it also copies the run's evaluation log (``eval.jsonl``)
+beside the policy as ``NAME.eval.jsonl``, from which
+``python -m sixtysix_training.plot_curve NAME.npz`` draws the learning curve.
+
 The file holds the policy network (observation -> hidden layers -> action
 logits; the value network is left out) and a metadata record: observation
 version, action count, rules, architecture, the training config and steps,
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from typing import Any
@@ -222,8 +227,23 @@ def export_model(
     return written
 
 
+def eval_log_path(policy_path: str) -> str:
+    """Where a policy's evaluation log goes: ``NAME.npz`` -> ``NAME.eval.jsonl``."""
+    return policy_path.removesuffix(".npz") + ".eval.jsonl"
+
+
+def copy_eval_log(run_dir: str, policy_path: str) -> str | None:
+    """Copy the run's ``eval.jsonl`` beside the policy; the copy's path, or None if it has none."""
+    log = os.path.join(run_dir, "eval.jsonl")
+    if not os.path.isfile(log):
+        return None
+    out = eval_log_path(policy_path)
+    shutil.copyfile(log, out)
+    return out
+
+
 def _distillation(run_dir: str | None) -> dict | None:
-    """The run's distillation record (``training.distill fit``), if it has one."""
+    """The run's distillation record (``sixtysix_training.distill fit``), if it has one."""
     if run_dir is None:
         return None
     rec = _read_json(os.path.join(run_dir, "distill.json"))
@@ -263,6 +283,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    parser.add_argument(
+        "--no-eval-log",
+        action="store_true",
+        help="do not copy the run's evaluation log (eval.jsonl) beside the policy as "
+        "NAME.eval.jsonl (the learning curve's data)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -289,6 +315,10 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {args.output} ({size / 1024:.0f} KiB) from {model_path}, "
         f"{record['training']['steps']} training steps"
     )
+    if run_dir is not None and not args.no_eval_log:
+        log = copy_eval_log(run_dir, args.output)
+        if log is not None:
+            print(f"wrote {log} (the run's evaluation log: python -m sixtysix_training.plot_curve)")
     at = (record.get("evaluation") or {}).get("at_export")
     if at:
         for opp, f in at["against"].items():

@@ -1,13 +1,13 @@
 """Self-play training of a Sixty-Six policy with sb3-contrib's MaskablePPO.
 
     sixtysix train --config configs/quickstart.yaml
-    python -m training.train --config configs/full.yaml --set seed=3 --set name=full-s3
+    python -m sixtysix_training.train --config configs/full.yaml --set seed=3 --set name=full-s3
     sixtysix train --resume runs/quickstart --set total_timesteps=2000000
     sixtysix train --list-options
 
 The script reads top to bottom:
 
-1. the config (one dataclass, :class:`training.config.TrainConfig`; a YAML
+1. the config (one dataclass, :class:`sixtysix_training.config.TrainConfig`; a YAML
    file's keys are its fields; ``--set key=value`` overrides one);
 2. the run folder ``runs_dir/name``: ``config.yaml`` (resolved), ``tb/``
    (TensorBoard: ``charts/``, ``losses/``), ``progress.csv``, ``eval.jsonl``,
@@ -20,7 +20,7 @@ The script reads top to bottom:
 5. MaskablePPO on the flat observation with the games' action masks;
 6. optionally, a warm start by behaviour cloning from a teacher agent;
 7. learning, with periodic paired-deal evaluation against the baselines,
-   snapshots and saving (:class:`training.callbacks.SelfPlayCallback`);
+   snapshots and saving (:class:`sixtysix_training.callbacks.SelfPlayCallback`);
 8. the export of the best model to a numpy policy file and a summary.
 
 Reproducible on one machine: the same config and seed give the same
@@ -289,7 +289,15 @@ def train(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="YAML", help="config file (keys = option names)")
+    from .config import shipped_configs
+
+    parser.add_argument(
+        "--config",
+        metavar="NAME_OR_YAML",
+        help="a shipped config by name ("
+        + ", ".join(shipped_configs())
+        + ") or a YAML file (keys = option names)",
+    )
     parser.add_argument(
         "--set",
         metavar="KEY=VALUE",
@@ -371,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m training.train", description=__doc__.split("\n")[0]
+        prog="python -m sixtysix_training.train", description=__doc__.split("\n")[0]
     )
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -2,7 +2,7 @@
 
 Each game is a :class:`sixtysix_env.env.single_agent.SixtySixEnv` (one hand
 per episode, the learner's seat drawn per hand) whose opponent is drawn from
-the :class:`~training.pool.OpponentPool` at every reset. The learner sees the
+the :class:`~sixtysix_training.pool.OpponentPool` at every reset. The learner sees the
 flat observation vector only (the ``observation`` entry of the environment's
 ``Dict`` observation), so the network an export turns into numpy is a plain
 MLP; the masks are served to ``MaskablePPO`` through ``env_method

@@ -2,14 +2,17 @@
 
 A name may carry keyword options after a colon, as used on the command
 line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
-float, bool or None where they look like one). A path ending in ``.npz`` is
-an exported policy file, loaded by :mod:`sixtysix_env.policy` (its
-``load_policy(path, **kwargs)``) when that module is installed.
+float, bool or None where they look like one). A name may also be a policy
+shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.shipped`
+and ``sixtysix agents``). A path ending in ``.npz`` is an exported policy
+file, loaded by :mod:`sixtysix_env.policy` (its ``load_policy(path, **kwargs)``)
+when that module is installed.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -36,12 +39,90 @@ class AgentSpecError(SixtySixError, ValueError):
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``make_agent(name)`` build agents with ``factory(**kwargs)``."""
     if not name or ":" in name or name.endswith(".npz"):
-        raise ValueError(f"an agent name must be non-empty, without ':' and not end in .npz: {name!r}")
+        raise ValueError(
+            f"an agent name must be non-empty, without ':' and not end in .npz: {name!r}"
+        )
     _FACTORIES[name] = factory
 
 
-def agent_names() -> list[str]:
+def builtin_names() -> list[str]:
+    """The agents built in code (and any registered with :func:`register_agent`)."""
     return sorted(_FACTORIES)
+
+
+def factory_of(name: str) -> Callable[..., Agent]:
+    return _FACTORIES[name]
+
+
+def _shipped() -> dict:
+    from ..shipped import shipped_policies
+
+    return shipped_policies()
+
+
+def agent_names() -> list[str]:
+    """Every name :func:`make_agent` accepts: the built-in agents, then the shipped policies."""
+    builtin = builtin_names()
+    return builtin + [n for n in _shipped() if n not in _FACTORIES]
+
+
+def _known_names() -> str:
+    shipped = [n for n in _shipped() if n not in _FACTORIES]
+    text = f"built-in agents: {', '.join(builtin_names())}"
+    if shipped:
+        text += f"; shipped policies: {', '.join(shipped)}"
+    return text + "; or a policy file ending in .npz ('sixtysix agents' lists them all)"
+
+
+def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
+    """The keyword options ``factory`` takes (None: any) and a phrase describing them."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return None, ""
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None, ""
+    named = [
+        p
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    if not named:
+        return set(), "it takes no options"
+    shown = ", ".join(
+        p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in named
+    )
+    return {p.name for p in named}, f"its options (with defaults): {shown}"
+
+
+def _build(name: str, factory: Callable[..., Agent], opts: dict[str, Any]) -> Agent:
+    allowed, described = agent_options(factory)
+    if allowed is not None:
+        unknown = sorted(set(opts) - allowed)
+        if unknown:
+            raise AgentSpecError(
+                f"bad options for agent {name!r}: no option {', '.join(map(repr, unknown))}; "
+                f"{described}"
+            )
+    try:
+        return factory(**opts)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, SixtySixError):
+            raise
+        raise AgentSpecError(
+            f"bad options for agent {name!r} ({e})" + (f"; {described}" if described else "")
+        ) from None
+
+
+def _is_run_folder(path: str) -> bool:
+    return os.path.isdir(path) and any(
+        os.path.exists(os.path.join(path, f))
+        for f in (
+            "config.yaml",
+            os.path.join("best", "model.zip"),
+            os.path.join("latest", "model.zip"),
+        )
+    )
 
 
 def _parse_value(text: str) -> Any:
@@ -108,15 +189,22 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
     opts.update(kwargs)
     if name.endswith(".npz"):
         return load_policy_file(name, **opts)
-    try:
-        factory = _FACTORIES[name]
-    except KeyError:
-        hint = " (a policy file must end in .npz)" if os.path.exists(name) else ""
+    factory = _FACTORIES.get(name)
+    if factory is not None:
+        return _build(name, factory, opts)
+    shipped = _shipped().get(name)
+    if shipped is not None:
+        from ..policy import load_policy
+
+        def load(deterministic: bool = True) -> Agent:
+            return load_policy(shipped.path, deterministic=deterministic, name=name)
+
+        return _build(name, load, opts)
+    if _is_run_folder(name):
+        out = os.path.normpath(name) + ".npz"
         raise AgentSpecError(
-            f"unknown agent {name!r}{hint}; built-in agents: {', '.join(agent_names())}, "
-            "or a policy file ending in .npz"
-        ) from None
-    try:
-        return factory(**opts)
-    except TypeError as e:
-        raise AgentSpecError(f"bad options for agent {name!r}: {e}") from None
+            f"{name!r} is a training run folder, not an agent; export its policy first: "
+            f"sixtysix export {name} -o {out} (then name {out})"
+        )
+    hint = " (a policy file must end in .npz)" if os.path.exists(name) else ""
+    raise AgentSpecError(f"unknown agent {name!r}{hint}; {_known_names()}")

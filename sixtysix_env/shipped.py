@@ -1,0 +1,166 @@
+"""What the package ships: trained policies by name, with their cards and figures.
+
+The repository keeps them in ``checkpoints/`` (``NAME.npz`` beside its card
+``NAME.md`` and learning curve ``NAME.png``); an installation carries the same
+files as the package data ``sixtysix_env.checkpoints``, found here through
+:mod:`importlib.resources`. So after a plain ``pip install``, from any folder::
+
+    from sixtysix_env.agents import make_agent
+    bot = make_agent("sixtysix-ppo")          # or "sixtysix-ppo:deterministic=false"
+
+and ``sixtysix play/eval/serve --opponent sixtysix-ppo``, ``gymnasium.make(
+"SixtySix-v0", opponent="sixtysix-ppo")`` and the AEC environment's
+opponents take the name too. ``sixtysix agents`` lists every name with the
+figures measured at export, read from each file's metadata (the one
+machine-readable place they are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.resources
+import inspect
+import os
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The package the shipped policy files are installed as (see ``pyproject.toml``).
+CHECKPOINTS_PACKAGE = "sixtysix_env.checkpoints"
+
+
+@dataclass(frozen=True)
+class ShippedPolicy:
+    """One shipped policy file and the files beside it (``None`` where absent)."""
+
+    name: str
+    path: Path
+    card: Path | None
+    curve: Path | None
+
+
+def _checkpoints_dir() -> Path | None:
+    try:
+        root = importlib.resources.files(CHECKPOINTS_PACKAGE)
+    except ModuleNotFoundError:
+        # A source checkout used without installing: the folder sits beside the package.
+        root = Path(__file__).resolve().parent.parent / "checkpoints"
+    # The loader reads real files; an installation from a zip archive is not supported.
+    path = Path(str(root))
+    return path if path.is_dir() else None
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_policies() -> dict[str, ShippedPolicy]:
+    """Every shipped policy by name (the file name without ``.npz``), in name order."""
+    folder = _checkpoints_dir()
+    if folder is None:
+        return {}
+    out = {}
+    for npz in sorted(folder.glob("*.npz")):
+        name = npz.stem
+        card, curve = npz.with_suffix(".md"), npz.with_suffix(".png")
+        out[name] = ShippedPolicy(
+            name, npz, card if card.is_file() else None, curve if curve.is_file() else None
+        )
+    return out
+
+
+def shipped_names() -> list[str]:
+    return list(shipped_policies())
+
+
+def policy_summary(path: str | os.PathLike) -> dict[str, Any]:
+    """The headline figures of a policy file, from its metadata (checked on reading).
+
+    ``steps``, ``rules`` (preset name), ``algorithm``, and ``against``: per
+    opponent the game points per hand with its 95% interval and the number of
+    paired deals, as measured at export (empty if the file has none).
+    """
+    from .policy import read_policy
+
+    _, meta = read_policy(path)
+    training = meta.get("training") or {}
+    at_export = (meta.get("evaluation") or {}).get("at_export") or {}
+    against = {}
+    for opp, f in (at_export.get("against") or {}).items():
+        against[opp] = {
+            "gp_per_hand": f.get("gp_per_hand"),
+            "gp_ci95": f.get("gp_ci95"),
+            "paired_deals": f.get("paired_deals"),
+            "seed": f.get("seed"),
+        }
+    return {
+        "name": meta.get("name"),
+        "steps": training.get("steps"),
+        "rules": meta.get("rule_preset") or (meta.get("rules") or {}).get("name"),
+        "algorithm": training.get("algorithm"),
+        "against": against,
+    }
+
+
+def _figure(f: Mapping[str, Any]) -> str:
+    ci = f.get("gp_ci95")
+    interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""
+    return f"{f['gp_per_hand']:+.3f}{interval} over {f['paired_deals']:,} paired deals"
+
+
+def headline(summary: Mapping[str, Any]) -> str:
+    """``"vs random +1.763 [+1.748, +1.778] over 10,000 paired deals; vs heuristic ..."``."""
+    parts = [f"vs {opp} {_figure(f)}" for opp, f in summary["against"].items()]
+    return "; ".join(parts) if parts else "no evaluation recorded at export"
+
+
+# -- sixtysix agents ------------------------------------------------------------
+
+
+def describe_agents() -> str:
+    """Every name :func:`~sixtysix_env.agents.make_agent` accepts, with options or figures."""
+    from .agents import registry
+
+    pad = " " * 17
+    lines = ["built-in agents (NAME, or NAME:key=value,... with options):"]
+    for name in registry.builtin_names():
+        factory = registry.factory_of(name)
+        doc = (inspect.getdoc(factory) or "").split("\n")[0]
+        lines.append(f"  {name:<14} {doc}")
+        _, opts = registry.agent_options(factory)
+        if opts:
+            lines.extend(textwrap.wrap(opts, 96, initial_indent=pad, subsequent_indent=pad + "  "))
+    shipped = shipped_policies()
+    lines.append("")
+    lines.append(
+        "shipped policies (game points per hand measured at export, paired deals, argmax):"
+    )
+    if not shipped:
+        lines.append("  (none in this installation)")
+    for name, sp in shipped.items():
+        s = policy_summary(sp.path)
+        steps = f"{s['steps']:,} training steps" if s["steps"] else "training steps unknown"
+        lines.append(f"  {name:<14} {s['rules']} rules, {steps}; option deterministic=True|False")
+        for opp, f in s["against"].items():
+            lines.append(f"{pad}vs {opp:<10} {_figure(f)}")
+        lines.append(f"{pad}file: {sp.path}")
+        if sp.card:
+            lines.append(f"{pad}card: {sp.card}")
+    lines.append("")
+    lines.append("or the path of any policy file ending in .npz (sixtysix export writes them).")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--paths", action="store_true", help="print only the shipped policies' file paths"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.paths:
+        for sp in shipped_policies().values():
+            print(sp.path)
+        return 0
+    print(describe_agents())
+    return 0

@@ -1,0 +1,47 @@
+"""The learning-curve script: reads a run's eval.jsonl (or the log beside a policy) and draws it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sixtysix_training.plot_curve import CurveError, find_log, main, opponents_of, read_log
+
+
+def _figure(gp: float) -> dict:
+    return {"gp_per_hand": gp, "gp_ci95": [gp - 0.05, gp + 0.05], "paired_deals": 300}
+
+
+def _record(steps: int, heuristic: float, random_: float = 1.5) -> dict:
+    """One evaluation, in the shape SelfPlayCallback.evaluate writes."""
+    return {
+        "steps": steps,
+        "wall_time_s": 1.0,
+        "against": {"heuristic": _figure(heuristic), "random": _figure(random_)},
+    }
+
+
+def test_a_run_folder_log_is_drawn(tmp_path):
+    pytest.importorskip("matplotlib")
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    # A resumed run may evaluate twice at one step count.
+    records = [_record(0, -0.1), _record(1000, 0.1), _record(1000, 0.12), _record(2000, 0.2)]
+    (run / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert opponents_of(read_log(find_log(str(run)))) == ["random", "heuristic"]
+    assert main([str(run)]) == 0
+    png = (run / "curve.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_missing_or_malformed_logs_are_named(tmp_path, capsys):
+    with pytest.raises(CurveError, match="sixtysix export RUN -o NAME.npz"):
+        find_log(str(tmp_path / "policy.npz"))
+    bad = tmp_path / "eval.jsonl"
+    bad.write_text('{"steps": 5}\n')
+    with pytest.raises(CurveError, match="line 1: an evaluation needs an 'against' object"):
+        read_log(str(bad))
+    bad.write_text("not json\n")
+    assert main([str(bad)]) == 1
+    assert "line 1: not JSON" in capsys.readouterr().err

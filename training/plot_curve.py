@@ -1,0 +1,294 @@
+"""Draw a run's learning curve: game points per hand against the baselines over training steps.
+
+    python -m sixtysix_training.plot_curve runs/NAME                    # -> runs/NAME/curve.png
+    python -m sixtysix_training.plot_curve runs/NAME.npz -o curve.png   # the log exported beside it
+    python -m sixtysix_training.plot_curve checkpoints/sixtysix-ppo.npz # -> checkpoints/sixtysix-ppo.png
+
+It reads the run's evaluation log, ``eval.jsonl``: one JSON record per
+evaluation during training, as :class:`~sixtysix_training.callbacks.SelfPlayCallback`
+writes it (``{"steps": N, "against": {OPPONENT: {"gp_per_hand": x,
+"gp_ci95": [lo, hi], "paired_deals": n, "seed": s, ...}}}``). ``sixtysix
+export`` copies that log beside the policy as ``NAME.eval.jsonl``; given a
+``.npz``, this script reads the log beside it. One panel per opponent, the
+95% interval shaded, zero (even with the opponent) marked.
+
+A log may also hold records a training run does not write, for a curve put
+together from figures recorded elsewhere (the shipped checkpoint's, whose
+run log was not kept): ``{"about": TEXT}`` (shown under the picture),
+``{"event": "session", "steps": N, "label": TEXT}`` (a dashed line),
+``{"steps_range": [A, B], "against": {OPP: {"gp_range": [LO, HI]}}}`` (a
+range of results stated over a span of steps, drawn as a box) and
+``"kind": "at_export"`` on a point record (a figure measured at export on
+other deals, drawn as a star). Every record may carry a ``"source"``.
+
+Needs matplotlib (the ``plot`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+#: Panel order: the baselines first, then any other opponent in the order first seen.
+PREFERRED = ("random", "heuristic", "expert")
+
+
+class CurveError(ValueError):
+    """A log that cannot be drawn: missing, malformed, or holding no evaluation."""
+
+
+def find_log(path: str) -> str:
+    """The evaluation log for a run folder, a policy file or the log itself."""
+    if os.path.isdir(path):
+        log = os.path.join(path, "eval.jsonl")
+    elif path.endswith(".npz"):
+        log = path[: -len(".npz")] + ".eval.jsonl"
+    else:
+        log = path
+    if not os.path.isfile(log):
+        raise CurveError(
+            f"no evaluation log {log!r}; a run folder keeps eval.jsonl, and "
+            "`sixtysix export RUN -o NAME.npz` copies it beside the policy as NAME.eval.jsonl"
+        )
+    return log
+
+
+def read_log(path: str) -> list[dict[str, Any]]:
+    """The records of an evaluation log (JSON lines; blank lines skipped)."""
+    records = []
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise CurveError(f"{path}, line {i}: not JSON ({e})") from None
+            if not isinstance(rec, dict):
+                raise CurveError(f"{path}, line {i}: expected a JSON object")
+            is_eval = ("steps" in rec or "steps_range" in rec) and rec.get("event") is None
+            if is_eval and not isinstance(rec.get("against"), dict):
+                raise CurveError(f"{path}, line {i}: an evaluation needs an 'against' object")
+            records.append(rec)
+    if not any("against" in r for r in records):
+        raise CurveError(f"{path} holds no evaluation record")
+    return records
+
+
+def opponents_of(records: Iterable[dict[str, Any]]) -> list[str]:
+    seen: list[str] = []
+    for r in records:
+        if r.get("kind") == "at_export":
+            continue  # panels are for opponents met during training
+        for opp in r.get("against") or {}:
+            if opp not in seen:
+                seen.append(opp)
+    return sorted(seen, key=lambda o: PREFERRED.index(o) if o in PREFERRED else len(PREFERRED))
+
+
+def plot(
+    records: Sequence[dict[str, Any]],
+    out: str,
+    title: str,
+    opponents: Sequence[str] | None = None,
+) -> str:
+    """Draw ``records`` to ``out`` (a PNG); returns ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opponents = list(opponents or opponents_of(records))
+    if not opponents:
+        raise CurveError("the log names no opponent evaluated during training")
+    about = " ".join(r["about"] for r in records if "about" in r)
+    fig, axes = plt.subplots(
+        len(opponents),
+        1,
+        figsize=(8, 2.6 * len(opponents) + (0.9 if about else 0.3)),
+        sharex=True,
+        squeeze=False,
+    )
+    scale = 1e6
+    for ax, opp in zip(axes[:, 0], opponents):
+        # A training run's own records are joined by a line; figures recorded
+        # elsewhere (a record with a "source") are single points: nothing is
+        # known between them.
+        for own in (True, False):
+            points = sorted(
+                (
+                    (r["steps"], r["against"][opp])
+                    for r in records
+                    if "steps" in r
+                    and r.get("kind") != "at_export"
+                    and ("source" not in r) == own
+                    and "gp_per_hand" in (r.get("against") or {}).get(opp, {})
+                ),
+                key=lambda p: p[0],
+            )
+            if not points:
+                continue
+            xs = [s / scale for s, _ in points]
+            ys = [f["gp_per_hand"] for _, f in points]
+            if own:
+                ax.plot(xs, ys, "o-", color="C0", ms=3.5, lw=1.2, label="evaluation in training")
+            else:
+                ax.plot(xs, ys, "o", color="C0", ms=5, label="evaluation in training (recorded)")
+            cis = [(s / scale, f["gp_ci95"]) for s, f in points if f.get("gp_ci95")]
+            if own and len(cis) > 1:
+                ax.fill_between(
+                    [x for x, _ in cis],
+                    [c[0] for _, c in cis],
+                    [c[1] for _, c in cis],
+                    color="C0",
+                    alpha=0.18,
+                    lw=0,
+                    label="95% interval",
+                )
+            elif cis:
+                ax.errorbar(
+                    [x for x, _ in cis],
+                    [(c[0] + c[1]) / 2 for _, c in cis],
+                    yerr=[(c[1] - c[0]) / 2 for _, c in cis],
+                    fmt="none",
+                    ecolor="C0",
+                    capsize=3,
+                )
+        first_box = True
+        for r in records:
+            f = (r.get("against") or {}).get(opp)
+            if "steps_range" not in r or not f or "gp_range" not in f:
+                continue
+            (a, b), (lo, hi) = r["steps_range"], f["gp_range"]
+            label = "recorded range over those steps" if first_box else None
+            if a == b:
+                ax.errorbar(
+                    [a / scale],
+                    [(lo + hi) / 2],
+                    yerr=[[(hi - lo) / 2]],
+                    fmt="none",
+                    ecolor="C1",
+                    elinewidth=2.5,
+                    capsize=4,
+                    label=label,
+                )
+            else:
+                ax.fill_between(
+                    [a / scale, b / scale],
+                    [lo, lo],
+                    [hi, hi],
+                    color="C1",
+                    alpha=0.3,
+                    lw=1,
+                    edgecolor="C1",
+                    label=label,
+                )
+            first_box = False
+        exports = [
+            (r["steps"], r["against"][opp])
+            for r in records
+            if r.get("kind") == "at_export" and opp in (r.get("against") or {})
+        ]
+        for i, (s, f) in enumerate(exports):
+            ci = f.get("gp_ci95")
+            yerr = None if not ci else [[f["gp_per_hand"] - ci[0]], [ci[1] - f["gp_per_hand"]]]
+            deals = f.get("paired_deals")
+            ax.errorbar(
+                [s / scale],
+                [f["gp_per_hand"]],
+                yerr=yerr,
+                fmt="*",
+                color="C3",
+                ms=10,
+                capsize=3,
+                label=None
+                if i
+                else f"at export ({deals:,} other deals)"
+                if deals
+                else "at export (other deals)",
+            )
+        for r in records:
+            if r.get("event") == "session":
+                x = r["steps"] / scale
+                ax.axvline(x, color="0.5", ls="--", lw=0.8)
+                if ax is axes[0, 0]:
+                    ax.annotate(
+                        r.get("label", ""),
+                        (x, 1.0),
+                        xycoords=("data", "axes fraction"),
+                        xytext=(3, -3),
+                        textcoords="offset points",
+                        va="top",
+                        fontsize=8,
+                        color="0.35",
+                    )
+        ax.axhline(0.0, color="0.2", lw=0.8)
+        ax.set_xlim(left=0)
+        ax.set_ylabel(f"game points / hand\nvs {opp}")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+    axes[-1, 0].set_xlabel("training steps (millions)")
+    axes[0, 0].set_title(title)
+    if about:
+        fig.text(0.01, 0.005, about, fontsize=7.5, color="0.3", wrap=True, va="bottom")
+        fig.tight_layout(rect=(0, 0.1 if len(opponents) > 1 else 0.16, 1, 1))
+    else:
+        fig.tight_layout()
+    # No software version or date in the file: the same log gives the same picture.
+    fig.savefig(out, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return out
+
+
+def default_output(path: str, log: str) -> str:
+    if os.path.isdir(path):
+        return os.path.join(path, "curve.png")
+    if path.endswith(".npz"):
+        return path[: -len(".npz")] + ".png"
+    return log.removesuffix(".jsonl").removesuffix(".eval") + ".png"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source", help="a run folder, a policy file (.npz, its NAME.eval.jsonl beside it) or a log"
+    )
+    parser.add_argument("-o", "--output", help="PNG to write (default: beside the source)")
+    parser.add_argument("--title", help="title (default: the run's or policy's name)")
+    parser.add_argument(
+        "--opponents", nargs="+", help="panels to draw (default: every opponent in the log)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        log = find_log(args.source)
+        records = read_log(log)
+        out = args.output or default_output(args.source, log)
+        name = os.path.basename(os.path.normpath(args.source)).removesuffix(".npz")
+        title = args.title or f"{name}: game points per hand during training"
+        plot(records, out, title, args.opponents)
+    except (CurveError, OSError) as e:
+        print(f"plot_curve: {e}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as e:
+        print(f'plot_curve: needs {e.name}: pip install "sixtysix[plot]"', file=sys.stderr)
+        return 2
+    n = sum(1 for r in records if "against" in r)
+    print(f"wrote {out} from {log} ({n} records)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sixtysix_training.plot_curve", description=__doc__.split("\n")[0]
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-from pathlib import Path
 
 import pytest
 
 from sixtysix_env import new_hand, player_view
 from sixtysix_env.cards import card_code, codes
 from sixtysix_env.env.observation import OBS_VERSION, action_mask, encode_view
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_deal_of_seed_zero_is_pinned():
@@ -67,7 +64,7 @@ def test_the_shipped_policy_still_beats_the_heuristic():
     """A small fixed evaluation (300 paired deals, seed 5): the card says +0.335 over 10,000."""
     from sixtysix_env.evaluation import evaluate
 
-    res = evaluate([str(ROOT / "checkpoints" / "sixtysix-ppo.npz"), "heuristic"], deals=300, seed=5)
+    res = evaluate(["sixtysix-ppo", "heuristic"], deals=300, seed=5)
     (pair,) = res.pairs
     assert pair.deals == 300
     assert pair.gp_ci95[0] > 0.0, pair

@@ -696,7 +696,9 @@ def _match_score(score: Any) -> tuple[int, int]:
     except TypeError:
         pair = ()
     if len(pair) != 2:
-        raise ValueError(f"match_score must be a pair (seat 0, seat 1) of game points, got {score!r}")
+        raise ValueError(
+            f"match_score must be a pair (seat 0, seat 1) of game points, got {score!r}"
+        )
     out = tuple(as_int(x, "match_score entry") for x in pair)
     if min(out) < 0:
         raise ValueError(f"match_score entries must be >= 0, got {score!r}")

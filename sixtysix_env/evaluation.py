@@ -602,7 +602,8 @@ def evaluate(
     deals are spread over processes (agent objects must then be picklable);
     the figures do not depend on it. ``json_path`` receives the result, also
     when the run stops early: on Ctrl-C or SIGTERM (also during start-up)
-    the partial result is returned with ``complete=False``; on an error (such as an agent's illegal action) it is
+    the partial result is returned with ``complete=False``; on an error (such
+    as an agent's illegal action) it is
     saved, attached to the exception as ``partial_result``, and the
     exception is raised.
     """

@@ -294,7 +294,9 @@ class _Shape:
 def _npy_header(f, where: str, key: str) -> tuple[np.dtype, tuple[int, ...], int]:
     """Read and check an .npy header from ``f``: (dtype, shape, header length)."""
     head = f.read(8)
-    _require(len(head) == 8 and head[:6] == _NPY_MAGIC, where, f"member {key!r} is not an .npy array")
+    _require(
+        len(head) == 8 and head[:6] == _NPY_MAGIC, where, f"member {key!r} is not an .npy array"
+    )
     major = head[6]
     _require(major in (1, 2, 3), where, f"member {key!r} has .npy format version {major}")
     size_bytes = 2 if major == 1 else 4
@@ -372,7 +374,11 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
     # A FIFO or device would block or never end: refuse before opening.
     _require(stat.S_ISREG(st.st_mode), where, "is not a regular file")
     max_bytes = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
-    _require(st.st_size <= max_bytes, where, f"is {st.st_size} bytes; a policy file is at most {max_bytes}")
+    _require(
+        st.st_size <= max_bytes,
+        where,
+        f"is {st.st_size} bytes; a policy file is at most {max_bytes}",
+    )
     try:
         return _read_policy(path, where)
     except PolicyFileError:

@@ -139,7 +139,8 @@ def test_not_a_zip_gives_no_pickle_advice(tmp_path):
 
 
 def test_deeply_nested_metadata(tmp_path, good):
-    refused(with_meta(tmp_path / "deep.npz", good, b"[" * 200_000 + b"]" * 200_000), "not valid JSON")
+    deep = b"[" * 200_000 + b"]" * 200_000
+    refused(with_meta(tmp_path / "deep.npz", good, deep), "not valid JSON")
 
 
 def test_a_5000_digit_integer_in_the_metadata(tmp_path, good):

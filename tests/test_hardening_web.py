@@ -250,3 +250,24 @@ def test_a_marriage_card_can_also_be_played_plainly():
     r = client.post(f"/api/games/{gid}/act", json={"action": "KH"})
     assert r.status_code == 200
     assert r.get_json()["hand"]["your_marriage_points"] == 0
+
+
+def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
+    from sixtysix_env.play import web
+
+    monkeypatch.setattr(web, "THINKING_AT_ONCE", 1)
+    monkeypatch.setattr(web, "THINKING_WAIT_S", 0.01)
+    app = create_app(seed=5, default="random")
+    client = app.test_client()
+    gid = new_game(client)["game_id"]
+    sem = app.config["THINKING"]
+    assert sem.acquire(timeout=1)  # another request is computing
+    try:
+        r = client.post("/api/games", json={})
+        assert r.status_code == 503 and "busy" in r.get_json()["error"]
+        game = client.get(f"/api/games/{gid}").get_json()  # reading needs no thinking
+        move = game["hand"]["moves"][0]["action"]
+        assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 503
+    finally:
+        sem.release()
+    assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 200

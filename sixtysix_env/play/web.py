@@ -441,6 +441,7 @@ def create_app(
     counter = {"seed": seed}
     counter_lock = threading.Lock()
     thinking = threading.BoundedSemaphore(THINKING_AT_ONCE)
+    app.config["THINKING"] = thinking
     hosts = {"localhost", *(_host_name(h) for h in allowed_hosts)}
     app.config["GAMES"] = store
 
@@ -470,7 +471,8 @@ def create_app(
         raw = request.get_data(cache=True)
         if not raw.strip():
             return {}
-        if _json_depth(raw) > MAX_JSON_DEPTH:
+        brackets = raw.count(b"[") + raw.count(b"{")  # fast: the scan only when it may matter
+        if brackets > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
             raise ApiError(400, "the request body is nested too deeply: send a flat JSON object")
         try:
             data = json.loads(raw)

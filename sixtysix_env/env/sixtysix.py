@@ -39,33 +39,42 @@ def env(**kwargs: Any) -> AECEnv:
     base = raw_env(**kwargs)
     worst = base.worst_loss()
     illegal_reward = check_illegal_reward(illegal_reward, worst)
-    e = wrappers.TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = _ActionTypeWrapper(e)
+    e = _TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
+    e = _AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
 
 
-class _ActionTypeWrapper(wrappers.BaseWrapper):
-    """Refuses a non-integer action (a bool, a float) with the env's own error, and hands
-    out observations that are the caller's own.
+# PettingZoo's standard wrappers, each with one fix; subclasses rather than
+# extra layers, since every layer costs each attribute lookup a hop.
 
-    PettingZoo's wrappers look at the action before the env does:
-    ``TerminateIllegalWrapper`` indexes the action mask with it (``mask[True]``
-    is an array, so a bool failed with numpy's "truth value of an array is
-    ambiguous") and ``AssertOutOfBoundsWrapper`` asserts. This outer check
-    applies the one rule of :mod:`sixtysix_env.checks`, as ``raw_env.step`` does.
+
+class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """Checks the next action against the env's own mask, not the caller's copy.
+
+    PettingZoo's wrapper keeps the very dict it hands out and checks the next
+    action against its ``action_mask``: a caller who edited that array in
+    place changed the check. This keeps a private copy of the mask.
     """
 
-    def observe(self, agent: str) -> dict:
-        # TerminateIllegalWrapper keeps the very dict it returns and checks the
-        # next action against its mask: hand the caller copies, so editing them
-        # cannot change that check.
+    def observe(self, agent: str):
         obs = super().observe(agent)
-        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+        if self._prev_obs is obs:
+            self._prev_obs = {"action_mask": obs["action_mask"].copy()}
+        return obs
+
+
+class _AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """Refuses a non-integer action (a bool, a float) with the env's own error first.
+
+    ``TerminateIllegalWrapper`` indexes the action mask with the action
+    (``mask[True]`` is an array, so a bool failed with numpy's "truth value
+    of an array is ambiguous") and the bounds check asserts: this applies the
+    one rule of :mod:`sixtysix_env.checks`, as ``raw_env.step`` does.
+    """
 
     def step(self, action) -> None:
-        if action is not None and not is_int(action):
+        if action is not None and type(action) is not int and not is_int(action):
             raise self.env.unwrapped._table.legal_error(action, self.agent_selection)
         super().step(action)
 

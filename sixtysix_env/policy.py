@@ -372,13 +372,13 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
     except (OSError, ValueError) as e:
         raise PolicyFileError(f"{where} cannot be read ({e})") from None
     # A FIFO or device would block or never end: refuse before opening.
-    _require(stat.S_ISREG(st.st_mode), where, "is not a regular file")
+    if not stat.S_ISREG(st.st_mode):
+        raise PolicyFileError(f"{where} is not a regular file (a folder, FIFO or device)")
     max_bytes = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
-    _require(
-        st.st_size <= max_bytes,
-        where,
-        f"is {st.st_size} bytes; a policy file is at most {max_bytes}",
-    )
+    if st.st_size > max_bytes:
+        raise PolicyFileError(
+            f"{where} is {st.st_size} bytes; a policy file is at most {max_bytes}"
+        )
     try:
         return _read_policy(path, where)
     except PolicyFileError:

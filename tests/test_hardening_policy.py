@@ -223,3 +223,13 @@ def test_zlib_is_what_numpy_writes(good):
     with zipfile.ZipFile(good) as z:
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
     assert zlib  # used by the loader for corrupt streams
+
+
+def test_a_folder_or_an_oversized_file_is_refused_before_opening(tmp_path):
+    folder = tmp_path / "dir.npz"
+    folder.mkdir()
+    refused(folder, "not a regular file")
+    big = tmp_path / "big.npz"
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)  # sparse: 1 GiB on paper, nothing on disk
+    refused(big, "at most")

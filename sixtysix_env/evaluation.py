@@ -35,7 +35,6 @@ import argparse
 import json
 import math
 import multiprocessing
-import operator
 import os
 import random
 import shlex
@@ -51,6 +50,7 @@ from typing import Any
 from .actions import NUM_ACTIONS, action_name
 from .agents.base import Agent
 from .agents.registry import make_agent
+from .checks import is_int
 from .engine import State, deal_from_deck, random_deck
 from .errors import SixtySixError
 from .match import Match
@@ -119,10 +119,9 @@ def _act(
     if times is not None:
         times.append((time.perf_counter() - t0) * 1000.0)
     if type(action) is not int:
-        try:
-            action = operator.index(action)  # numpy integers
-        except TypeError:
-            raise IllegalAgentActionError(name, action, state.legal_actions(), seat) from None
+        if not is_int(action):  # numpy integers yes; bools, floats no (sixtysix_env.checks)
+            raise IllegalAgentActionError(name, action, state.legal_actions(), seat)
+        action = int(action)
     if not (0 <= action < NUM_ACTIONS and view.legal_mask >> action & 1):
         raise IllegalAgentActionError(name, action, state.legal_actions(), seat)
     return action

@@ -164,3 +164,28 @@ def test_wrapped_env_mask_check_sees_the_true_mask():
     obs["action_mask"][:] = 0
     e.step(legal)
     assert not any(e.terminations.values())
+
+
+class _BoolAgent:
+    """Answers True (Python counts it as 1) whenever action 1 is legal, else a legal id."""
+
+    name = "boolean"
+
+    def act(self, view, rng):
+        legal = view.legal_actions()
+        return True if 1 in legal else legal[0]
+
+
+def test_agents_answering_bools_are_refused_by_eval_and_the_single_agent_env():
+    from sixtysix_env.evaluation import IllegalAgentActionError, evaluate
+
+    with pytest.raises(IllegalAgentActionError, match="True"):
+        evaluate([_BoolAgent(), "random"], deals=200, seed=0)
+    g = gymnasium.make("SixtySix-v0", opponent=_BoolAgent(), learner_seat=0)
+    with pytest.raises(IllegalActionError, match="True"):
+        for ep in range(200):
+            obs, _ = g.reset(seed=ep)
+            done = False
+            while not done:
+                a = int(np.flatnonzero(obs["action_mask"])[0])
+                obs, _, done, _, _ = g.step(a)

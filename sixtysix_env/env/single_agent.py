@@ -162,10 +162,7 @@ class SixtySixEnv(gymnasium.Env):
         while table.state.current_player() == opp:
             view = player_view(table.state, opp)
             a = self.opponent.act(view, self._opp_rng)
-            try:
-                ok = 0 <= a < 34 and view.legal_mask >> a & 1
-            except TypeError:
-                ok = False
+            ok = is_int(a) and 0 <= int(a) < 34 and view.legal_mask >> int(a) & 1
             if not ok:
                 raise IllegalActionError(
                     f"the opponent {getattr(self.opponent, 'name', self.opponent)!r} chose "

@@ -40,6 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"sixtysix: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
+    try:
+        return _run(name, argv)
+    except KeyboardInterrupt:  # Ctrl-C while a command starts up: no traceback
+        print(f"\nsixtysix {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(name: str, argv: list[str]) -> int:
     module_name, text = COMMANDS[name]
     try:
         module = importlib.import_module(module_name)

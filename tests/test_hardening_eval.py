@@ -103,3 +103,15 @@ def test_json_into_a_missing_folder_is_refused_before_playing(tmp_path):
     assert "does not exist" in proc.stderr and str(target.parent) in proc.stderr
     assert "gp/hand" not in proc.stdout  # nothing was played
     assert not (tmp_path / "missing").exists()
+
+
+def test_ctrl_c_while_a_command_loads_is_a_message_not_a_traceback(monkeypatch, capsys):
+    from sixtysix_env import cli
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
+    assert cli.main(["eval", "random", "heuristic"]) == 130
+    err = capsys.readouterr().err
+    assert "sixtysix eval: interrupted" in err and "Traceback" not in err

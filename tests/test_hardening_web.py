@@ -82,7 +82,9 @@ class Cheater(RandomAgent):
         return self.answer
 
 
-@pytest.mark.parametrize("answer", ["illegal", "KH", None, 3.5, True, ValueError("broken")])
+@pytest.mark.parametrize(
+    "answer", ["illegal", "KH", None, 3.5, True, -1, 10**30, ValueError("broken")]
+)
 def test_a_cheating_opponent_is_replaced_by_a_legal_move_and_the_game_goes_on(answer, caplog):
     s = GameSession(opponent=Cheater(answer), seed=3, deck=MARRIAGE_DECK)
     s.start()

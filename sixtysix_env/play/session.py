@@ -29,6 +29,7 @@ from ..actions import (
     CLOSE,
     EXCHANGE,
     FIRST_MARRIAGE,
+    NUM_ACTIONS,
     action_card,
     action_name,
     marriage_action,
@@ -297,7 +298,11 @@ class GameSession:
     choices; without one both come from :mod:`secrets`, so nobody can
     rebuild a deal from the engine's source. ``deck`` (24 card codes, top
     first) deals the first hand from a fixed deck, the person leading: a
-    scenario hook for tests and demonstrations.
+    scenario hook for tests and demonstrations. ``on_opponent_error``:
+    ``"fallback"`` (default) plays a random legal move for a computer agent
+    that raises or answers anything but a legal action id, logs it and
+    counts it in ``opponent_faults``; ``"raise"`` raises :class:`OpponentError`
+    (naming nothing hidden) and leaves the state as it was.
     """
 
     def __init__(
@@ -437,7 +442,7 @@ class GameSession:
             else:
                 if not is_int(action):
                     fault = f"returned {action!r}, not an action id"
-                elif not cview.legal_mask >> int(action) & 1:
+                elif not (0 <= int(action) < NUM_ACTIONS and cview.legal_mask >> int(action) & 1):
                     fault = "returned an action that is not legal now"
             if fault is not None:
                 # The log is the operator's; the person sees nothing of the

@@ -17,6 +17,7 @@ Names: a card code (``"QH"``), ``"marry-QH"``, ``"exchange"``, ``"close"``.
 from __future__ import annotations
 
 from .cards import KING, NUM_CARDS, NUM_RANKS, QUEEN, card, card_code, parse_card
+from .checks import ALLOWED, is_int
 
 NUM_ACTIONS = 34
 FIRST_MARRIAGE = 24
@@ -45,7 +46,11 @@ def action_card(action: int) -> int | None:
 
 
 def action_name(action: int) -> str:
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if type(action) is not int:
+        if not is_int(action):
+            raise ValueError(f"not an action id: {action!r}; an action id is {ALLOWED}, 0-33")
+        action = int(action)
+    if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action!r} is out of range; action ids are 0-{NUM_ACTIONS - 1}")
     if action < NUM_CARDS:
         return card_code(action)
@@ -55,16 +60,17 @@ def action_name(action: int) -> str:
 
 
 def parse_action(text: str | int) -> int:
-    """Action id from an id, a name (``"QH"``, ``"marry-QH"``, ``"exchange"``, ``"close"``)."""
-    if isinstance(text, bool):
-        raise ValueError(f"not an action: {text!r}")
-    if isinstance(text, int):
-        action_name(text)  # range check
-        return text
-    if hasattr(text, "__index__") and not isinstance(text, str):  # numpy integers
-        return parse_action(int(text))
+    """Action id from an id (a Python or numpy integer) or a name (``"QH"``, ``"marry-QH"``,
+    ``"exchange"``, ``"close"``); ``ValueError`` for anything else, bools and floats included."""
+    if type(text) is int or (not isinstance(text, str) and is_int(text)):
+        a = int(text)
+        action_name(a)  # range check
+        return a
     if not isinstance(text, str):
-        raise ValueError(f"not an action: {text!r}")
+        raise ValueError(
+            f"not an action: {text!r} ({type(text).__name__}); an action is an id 0-"
+            f"{NUM_ACTIONS - 1} ({ALLOWED}) or a name such as 'QH', 'marry-QH', 'close'"
+        )
     t = text.strip().lower()
     if t.isdigit():
         return parse_action(int(t))

@@ -76,6 +76,14 @@ def main(argv: list[str] | None = None) -> int:
             f"sixtysix: unknown command {name!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr
         )
         return 2
+    try:
+        return _run(name, argv)
+    except KeyboardInterrupt:  # Ctrl-C while a command starts up: no traceback
+        print(f"\nsixtysix {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(name: str, argv: list[str]) -> int:
     module_name, text = COMMANDS[name]
     # Commands import their extra's libraries at the top or only when they run
     # (so that --help stays fast); either way a missing extra is named.

@@ -38,7 +38,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .actions import (
     CLOSE,
@@ -63,6 +63,7 @@ from .cards import (
     card_code,
     parse_card,
 )
+from .checks import ALLOWED, as_int, as_seat, as_seed, is_int
 from .errors import DeckError, IllegalActionError
 from .rules import RuleConfig, make_rules
 
@@ -410,15 +411,28 @@ class State:
             _B0[m & 255] + _B1[m >> 8 & 255] + _B2[m >> 16 & 255] + _B3[m >> 24 & 255] + _B4[m >> 32]
         )
 
-    def is_legal(self, action: int) -> bool:
-        return isinstance(action, int) and 0 <= action < NUM_ACTIONS and bool(
-            self.legal_mask() >> action & 1
-        )
+    def is_legal(self, action: int | str) -> bool:
+        """Whether ``apply(action)`` would succeed (ids, numpy integers and names; bools are not
+        actions, see :mod:`sixtysix_env.checks`)."""
+        if type(action) is not int:
+            try:
+                action = parse_action(action)
+            except ValueError:
+                return False
+        return 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
 
     def apply(self, action: int | str) -> State:
-        """The state after ``action`` (an id or a name); this state is unchanged."""
+        """The state after ``action`` (an id or a name); this state is unchanged.
+
+        Anything that is not a legal action now (a bool, a float, an unknown
+        name, an id out of range or not legal) raises
+        :class:`~sixtysix_env.errors.IllegalActionError`.
+        """
         if type(action) is not int:
-            action = parse_action(action)
+            try:
+                action = parse_action(action)
+            except ValueError as e:
+                raise IllegalActionError(str(e), action, self.legal_actions()) from None
         if not (0 <= action < NUM_ACTIONS and self.legal_mask() >> action & 1):
             raise self._illegal(action)
         new = self._copy()
@@ -650,6 +664,10 @@ def deal_from_deck(
     """
     if isinstance(deck, str):
         deck = deck.replace(",", " ").split()
+    elif not isinstance(deck, Iterable):
+        raise DeckError(
+            f"a deck is 24 card codes (a list, or one string) or card ids 0-23, got {deck!r}"
+        )
     cards = []
     for i, x in enumerate(deck):
         if isinstance(x, str):
@@ -657,10 +675,12 @@ def deal_from_deck(
                 cards.append(parse_card(x))
             except ValueError as e:
                 raise DeckError(f"deck position {i + 1}: {e}") from None
-        elif isinstance(x, int) and not isinstance(x, bool) and 0 <= x < NUM_CARDS:
+        elif is_int(x) and 0 <= int(x) < NUM_CARDS:
             cards.append(int(x))
         else:
-            raise DeckError(f"deck position {i + 1}: {x!r} is not a card code or a card id 0-23")
+            raise DeckError(
+                f"deck position {i + 1}: {x!r} is not a card code or a card id 0-23 ({ALLOWED})"
+            )
     if len(cards) != NUM_CARDS:
         raise DeckError(f"a deck has exactly 24 cards, got {len(cards)}")
     if len(set(cards)) != NUM_CARDS:
@@ -674,9 +694,24 @@ def deal_from_deck(
             f"duplicate card(s) in deck: {' '.join(dup)}; missing: "
             + " ".join(card_code(c) for c in missing)
         )
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
-    return _deal(cards, dealer, make_rules(rules), match_score)
+    dealer = as_seat(dealer, "dealer")
+    return _deal(cards, dealer, make_rules(rules), _match_score(match_score))
+
+
+def _match_score(score: Any) -> tuple[int, int]:
+    """``match_score`` checked: two game-point totals, integers >= 0."""
+    try:
+        pair = tuple(score)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
+        raise ValueError(
+            f"match_score must be a pair (seat 0, seat 1) of game points, got {score!r}"
+        )
+    out = tuple(as_int(x, "match_score entry") for x in pair)
+    if min(out) < 0:
+        raise ValueError(f"match_score entries must be >= 0, got {score!r}")
+    return out  # type: ignore[return-value]
 
 
 def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> State:
@@ -691,7 +726,7 @@ def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> 
 
 def random_deck(rng: random.Random | int | None = None) -> list[int]:
     """A shuffled deck of card ids; the same seed gives the same deck everywhere."""
-    r = rng if isinstance(rng, random.Random) else random.Random(rng)
+    r = rng if isinstance(rng, random.Random) else random.Random(as_seed(rng))
     deck = list(FULL_DECK)
     r.shuffle(deck)
     return deck
@@ -704,11 +739,10 @@ def new_hand(
     match_score: tuple[int, int] = (0, 0),
 ) -> State:
     """A seeded random deal (``seed`` an int or a ``random.Random``)."""
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+    dealer = as_seat(dealer, "dealer")
     if type(rules) is not RuleConfig:
         rules = make_rules(rules)
-    return _deal(random_deck(seed), dealer, rules, match_score)
+    return _deal(random_deck(seed), dealer, rules, _match_score(match_score))
 
 
 def play_actions(state: State, actions: Iterable[int | str]) -> State:

@@ -22,8 +22,11 @@ agents themselves are deterministic given their random generator (the
 expert's optional time budget is not).
 
 An agent that returns an illegal action stops the run with an error naming
-the agent, the action and the legal actions; that error, or Ctrl-C, still
-leaves what was measured so far in the JSON file (``"complete": false``).
+the agent, the action and the legal actions; that error, Ctrl-C or SIGTERM
+(``timeout``, CI, ``kill``) still leaves what was measured so far in the
+JSON file (``"complete": false``). The JSON file of an earlier run at the
+same path is removed when a run starts, so it is never taken for this one's;
+its folder must exist.
 """
 
 from __future__ import annotations
@@ -32,13 +35,13 @@ import argparse
 import json
 import math
 import multiprocessing
-import operator
 import os
 import random
 import shlex
 import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -47,6 +50,7 @@ from typing import Any
 from .actions import NUM_ACTIONS, action_name
 from .agents.base import Agent
 from .agents.registry import make_agent
+from .checks import is_int
 from .engine import State, deal_from_deck, random_deck
 from .errors import SixtySixError
 from .match import Match
@@ -115,10 +119,9 @@ def _act(
     if times is not None:
         times.append((time.perf_counter() - t0) * 1000.0)
     if type(action) is not int:
-        try:
-            action = operator.index(action)  # numpy integers
-        except TypeError:
-            raise IllegalAgentActionError(name, action, state.legal_actions(), seat) from None
+        if not is_int(action):  # numpy integers yes; bools, floats no (sixtysix_env.checks)
+            raise IllegalAgentActionError(name, action, state.legal_actions(), seat)
+        action = int(action)
     if not (0 <= action < NUM_ACTIONS and view.legal_mask >> action & 1):
         raise IllegalAgentActionError(name, action, state.legal_actions(), seat)
     return action
@@ -307,7 +310,6 @@ class EvalResult:
         return d
 
     def save_json(self, path: str) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(self.to_dict(), f, indent=2)
@@ -443,6 +445,7 @@ _WORKER: dict[str, Any] = {}
 
 def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mode: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and SIGTERM; it terminates the pool
     _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={})
 
 
@@ -467,6 +470,28 @@ def _run_chunk(task: tuple[int, int, int, int, int]) -> tuple[list, dict[str, li
     return out, {names[i]: times[0], names[j]: times[1]}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived during :func:`evaluate`; handled like Ctrl-C (a partial result)."""
+
+
+def _on_sigterm(signum, frame):
+    # Once is enough: a second SIGTERM must not cut the saving of the partial result.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
+def check_json_path(path: str) -> None:
+    """Refuse, before anything is played, a JSON path whose folder does not exist."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(
+            f"cannot write the results to {path!r}: the folder {folder!r} does not exist "
+            "(create it first)"
+        )
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write the results to {path!r}: it is a folder")
+
+
 def _unique_names(agents: Sequence[str | Agent]) -> list[str]:
     names, seen = [], {}
     for a in agents:
@@ -476,47 +501,16 @@ def _unique_names(agents: Sequence[str | Agent]) -> list[str]:
     return names
 
 
-def evaluate(
-    agents: Sequence[str | Agent],
-    *,
-    deals: int | None = None,
-    matches: int | None = None,
-    rules: str | RuleConfig | dict | None = "altmisalti",
-    seed: int = 0,
-    workers: int = 1,
-    progress: bool = False,
-    json_path: str | None = None,
-    chunk_size: int | None = None,
-    on_record: Callable[[Any], None] | None = None,
-    command: str | None = None,
-) -> EvalResult:
-    """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
+def _stop_reason(e: KeyboardInterrupt) -> str:
+    return "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted (Ctrl-C)"
 
-    Give ``deals`` (paired deals per pair: two hands each) or ``matches``
-    (paired match seeds per pair: two matches each). With ``workers`` > 1 the
-    deals are spread over processes (agent objects must then be picklable);
-    the figures do not depend on it. ``json_path`` receives the result, also
-    when the run stops early: on Ctrl-C the partial result is returned with
-    ``complete=False``; on an error (such as an agent's illegal action) it is
-    saved, attached to the exception as ``partial_result``, and the
-    exception is raised.
-    """
-    if (deals is None) == (matches is None):
-        raise ValueError("give exactly one of deals= or matches=")
-    count = deals if deals is not None else matches
-    mode = "hands" if deals is not None else "matches"
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(f"the number of {'deals' if mode == 'hands' else 'matches'} must be >= 1")
-    if len(agents) < 2:
-        raise ValueError("an evaluation needs at least two agents")
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers!r}")
-    cfg = make_rules(rules)
-    names = _unique_names(agents)
-    # Build every agent once here: bad names fail before any game is played.
-    built = [make_agent(a) for a in agents]
+
+def _play_all(
+    agents, built, names, pairs, cfg, seed, mode, count, workers, progress, chunk_size,
+    on_record, records, times,
+) -> tuple[str | None, BaseException | None]:
+    """Play every pair's deals or matches into ``records``; (why it stopped, the error)."""
     specs: list = [a if isinstance(a, str) else b for a, b in zip(agents, built)]
-    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     if chunk_size is None:
         chunk_size = max(1, min(25, count // max(1, 4 * workers)))
     tasks = [
@@ -524,8 +518,6 @@ def evaluate(
         for k, (i, j) in enumerate(pairs)
         for s in range(0, count, chunk_size)
     ]
-    records: list = []
-    times: dict[str, list[float]] = {n: [] for n in names}
     total_units = len(pairs) * count * 2
     bar = None
     if progress:
@@ -536,7 +528,6 @@ def evaluate(
                        desc="eval", file=sys.stderr, dynamic_ncols=True)
         except ImportError:
             bar = None
-    t0 = time.perf_counter()
     stopped: str | None = None
     error: BaseException | None = None
 
@@ -575,8 +566,8 @@ def evaluate(
             pool.close()
             pool.join()
             pool = None
-    except KeyboardInterrupt:
-        stopped = "interrupted (Ctrl-C)"
+    except KeyboardInterrupt as e:
+        stopped = _stop_reason(e)
     except BaseException as e:  # noqa: BLE001 - saved with the partial result, then re-raised
         stopped = f"error: {e}"
         error = e
@@ -586,25 +577,97 @@ def evaluate(
             pool.join()
         if bar is not None:
             bar.close()
-    stats, elo, anchor = _summarise(names, pairs, records, mode)
-    result = EvalResult(
-        agents=names,
-        rules=cfg.to_dict(),
-        seed=seed,
-        mode=mode,
-        requested=count,
-        workers=workers,
-        pairs=stats,
-        elo=elo,
-        elo_anchor=anchor,
-        timing=_timing(times),
-        complete=stopped is None,
-        stopped=stopped,
-        wall_seconds=time.perf_counter() - t0,
-        command=command,
-    )
+    return stopped, error
+
+
+def evaluate(
+    agents: Sequence[str | Agent],
+    *,
+    deals: int | None = None,
+    matches: int | None = None,
+    rules: str | RuleConfig | dict | None = "altmisalti",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    json_path: str | None = None,
+    chunk_size: int | None = None,
+    on_record: Callable[[Any], None] | None = None,
+    command: str | None = None,
+) -> EvalResult:
+    """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
+
+    Give ``deals`` (paired deals per pair: two hands each) or ``matches``
+    (paired match seeds per pair: two matches each). With ``workers`` > 1 the
+    deals are spread over processes (agent objects must then be picklable);
+    the figures do not depend on it. ``json_path`` receives the result, also
+    when the run stops early: on Ctrl-C or SIGTERM (also during start-up)
+    the partial result is returned with ``complete=False``; on an error (such
+    as an agent's illegal action) it is
+    saved, attached to the exception as ``partial_result``, and the
+    exception is raised.
+    """
+    if (deals is None) == (matches is None):
+        raise ValueError("give exactly one of deals= or matches=")
+    count = deals if deals is not None else matches
+    mode = "hands" if deals is not None else "matches"
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"the number of {'deals' if mode == 'hands' else 'matches'} must be >= 1")
+    if len(agents) < 2:
+        raise ValueError("an evaluation needs at least two agents")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    cfg = make_rules(rules)
+    names = _unique_names(agents)
     if json_path:
-        result.save_json(json_path)
+        check_json_path(json_path)
+        # A previous run's file must not pass for this run's, whatever happens next.
+        if os.path.lexists(json_path):
+            os.remove(json_path)
+    t0 = time.perf_counter()
+    stopped: str | None = None
+    error: BaseException | None = None
+    records: list = []
+    times: dict[str, list[float]] = {n: [] for n in names}
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    # SIGTERM (timeout, CI, kill) stops the run the way Ctrl-C does; only the
+    # main thread may set a handler.
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        try:
+            # Build every agent once here: bad names fail before any game is played.
+            built = [make_agent(a) for a in agents]
+        except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
+            stopped = _stop_reason(e) + " before any game was played"
+            built = None
+        if built is not None:
+            stopped, error = _play_all(
+                agents, built, names, pairs, cfg, seed, mode, count, workers, progress,
+                chunk_size, on_record, records, times,
+            )
+        stats, elo, anchor = _summarise(names, pairs, records, mode)
+        result = EvalResult(
+            agents=names,
+            rules=cfg.to_dict(),
+            seed=seed,
+            mode=mode,
+            requested=count,
+            workers=workers,
+            pairs=stats,
+            elo=elo,
+            elo_anchor=anchor,
+            timing=_timing(times),
+            complete=stopped is None,
+            stopped=stopped,
+            wall_seconds=time.perf_counter() - t0,
+            command=command,
+        )
+        if json_path:
+            result.save_json(json_path)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     if error is not None:
         error.partial_result = result  # type: ignore[attr-defined]
         raise error
@@ -772,5 +835,5 @@ def run(args: argparse.Namespace) -> int:
     if not res.complete:
         print(f"sixtysix eval: stopped early ({res.stopped}); partial figures shown",
               file=sys.stderr)
-        return 130
+        return 143 if res.stopped and res.stopped.startswith("terminated") else 130
     return 0

@@ -36,11 +36,14 @@ environments' ``opponent=`` and play against a person) loads files this way.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import random
+import stat
 import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -270,30 +273,188 @@ def _require(cond: bool, where: str, what: str) -> None:
         raise PolicyFileError(f"{where}: {what}")
 
 
+#: Bounds checked before any array data is read (a crafted file may declare anything).
+MAX_LAYERS = 16
+MAX_LAYER_WIDTH = 65536
+MAX_PARAMETERS = 1 << 25  # 128 MiB of float32
+MAX_METADATA_BYTES = 1 << 20
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_MAX_HEADER = 4096  # an .npy header of a plain array is ~128 bytes
+
+
+class _Shape:
+    """An array's shape alone, for :func:`_validate_shapes` before the data is read."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.ndim = len(shape)
+
+
+def _npy_header(f, where: str, key: str) -> tuple[np.dtype, tuple[int, ...], int]:
+    """Read and check an .npy header from ``f``: (dtype, shape, header length)."""
+    head = f.read(8)
+    _require(
+        len(head) == 8 and head[:6] == _NPY_MAGIC, where, f"member {key!r} is not an .npy array"
+    )
+    major = head[6]
+    _require(major in (1, 2, 3), where, f"member {key!r} has .npy format version {major}")
+    size_bytes = 2 if major == 1 else 4
+    raw = f.read(size_bytes)
+    _require(len(raw) == size_bytes, where, f"member {key!r} is truncated")
+    hlen = int.from_bytes(raw, "little")
+    _require(hlen <= _MAX_HEADER, where, f"member {key!r} declares a {hlen}-byte header")
+    text = f.read(hlen)
+    _require(len(text) == hlen, where, f"member {key!r} is truncated")
+    try:
+        header = ast.literal_eval(text.decode("latin1" if major < 3 else "utf-8"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError):
+        raise PolicyFileError(f"{where}: member {key!r} has a malformed .npy header") from None
+    _require(
+        isinstance(header, dict) and set(header) == {"descr", "fortran_order", "shape"},
+        where,
+        f"member {key!r} has a malformed .npy header",
+    )
+    descr, shape = header["descr"], header["shape"]
+    try:
+        dtype = np.dtype(descr) if isinstance(descr, str) else None
+    except (TypeError, ValueError):
+        dtype = None
+    _require(
+        dtype is not None and dtype.kind in "biuf" and header["fortran_order"] is False,
+        where,
+        f"member {key!r} holds {descr!r} data; expected a plain float32 or uint8 array",
+    )
+    _require(
+        isinstance(shape, tuple)
+        and len(shape) <= 2
+        and all(type(n) is int and 0 <= n <= MAX_PARAMETERS for n in shape),
+        where,
+        f"member {key!r} has shape {shape!r}",
+    )
+    return dtype, shape, 8 + size_bytes + hlen
+
+
+def _read_member(zf, info, where: str, key: str, dtype, shape) -> np.ndarray:
+    """Read one member whose dtype and shape are known in advance, reading no more than that."""
+    n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    with zf.open(info) as f:
+        got_dtype, got_shape, hsize = _npy_header(f, where, key)
+        _require(
+            got_dtype == np.dtype(dtype) and got_shape == tuple(shape),
+            where,
+            f"array {key!r} is {got_dtype} {got_shape}; expected {np.dtype(dtype)} {tuple(shape)}",
+        )
+        _require(
+            info.file_size == hsize + n,
+            where,
+            f"member {key!r} declares {info.file_size} bytes; its header says {hsize + n}",
+        )
+        data = f.read(n)
+        _require(len(data) == n and not f.read(1), where, f"member {key!r} has the wrong length")
+    return np.frombuffer(data, dtype=dtype).reshape(shape)
+
+
 def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]:
-    """The network and metadata of a policy file, after every check (see the module docstring)."""
+    """The network and metadata of a policy file, after every check (see the module docstring).
+
+    Every problem is a :class:`PolicyFileError`. The archive's member names,
+    count, compression, encryption and declared sizes, and each array's
+    header, are checked against the metadata before that array's data is
+    read, and no more than the expected bytes are ever decompressed: a
+    crafted file costs little time or memory to refuse.
+    """
     where = f"policy file {os.fspath(path)!r}"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        st = os.stat(path)
     except FileNotFoundError:
         raise PolicyFileError(f"{where} does not exist") from None
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+    except (OSError, ValueError) as e:
+        raise PolicyFileError(f"{where} cannot be read ({e})") from None
+    # A FIFO or device would block or never end: refuse before opening.
+    if not stat.S_ISREG(st.st_mode):
+        raise PolicyFileError(f"{where} is not a regular file (a folder, FIFO or device)")
+    max_bytes = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
+    if st.st_size > max_bytes:
         raise PolicyFileError(
-            f"{where} is not a readable {FORMAT} .npz archive of plain arrays ({e})"
-        ) from None
-    if not isinstance(arrays, dict):
-        raise PolicyFileError(f"{where} is a single array, not a {FORMAT} .npz archive")
-    _require(METADATA_KEY in arrays, where, f"no {METADATA_KEY!r} record; not a {FORMAT} file")
-    raw = arrays[METADATA_KEY]
-    _require(
-        raw.dtype == np.uint8 and raw.ndim == 1,
-        where,
-        f"the {METADATA_KEY!r} record must be UTF-8 JSON bytes (uint8), got {raw.dtype}",
-    )
+            f"{where} is {st.st_size} bytes; a policy file is at most {max_bytes}"
+        )
     try:
-        meta = json.loads(raw.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        return _read_policy(path, where)
+    except PolicyFileError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError,
+            NotImplementedError, RuntimeError, MemoryError, RecursionError, KeyError,
+            OverflowError) as e:
+        raise PolicyFileError(
+            f"{where} is not a readable {FORMAT} archive ({type(e).__name__}: {e})"
+        ) from None
+
+
+def _read_policy(path, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
+    with open(path, "rb") as fh:
+        magic = fh.read(6)
+        if magic == _NPY_MAGIC:
+            raise PolicyFileError(
+                f"{where} is a single .npy array, not a {FORMAT} .npz archive"
+            )
+        if magic[:4] not in _ZIP_MAGIC:
+            raise PolicyFileError(
+                f"{where} is not a readable {FORMAT} file: it is not a zip archive (.npz) "
+                "such as `sixtysix export` writes"
+            )
+        fh.seek(0)
+        with zipfile.ZipFile(fh) as zf:
+            return _read_archive(zf, where)
+
+
+def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
+    infos = zf.infolist()
+    _require(
+        len(infos) <= 1 + 2 * MAX_LAYERS,
+        where,
+        f"the archive has {len(infos)} members; a policy has at most {1 + 2 * MAX_LAYERS}",
+    )
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        name = info.filename
+        _require(name.endswith(".npy") and "/" not in name, where, f"unexpected member {name!r}")
+        key = name[:-4]
+        _require(key not in members, where, f"member {name!r} appears twice")
+        _require(not info.flag_bits & 0x1, where, f"member {name!r} is encrypted")
+        _require(
+            info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED),
+            where,
+            f"member {name!r} uses compression method {info.compress_type}; "
+            "expected stored or deflated (as numpy writes)",
+        )
+        members[key] = info
+    _require(METADATA_KEY in members, where, f"no {METADATA_KEY!r} record; not a {FORMAT} file")
+    minfo = members[METADATA_KEY]
+    _require(
+        minfo.file_size <= MAX_METADATA_BYTES,
+        where,
+        f"the metadata record declares {minfo.file_size} bytes; at most {MAX_METADATA_BYTES}",
+    )
+    with zf.open(minfo) as f:
+        dtype, shape, hsize = _npy_header(f, where, METADATA_KEY)
+        _require(
+            dtype == np.uint8 and len(shape) == 1,
+            where,
+            f"the {METADATA_KEY!r} record must be UTF-8 JSON bytes (uint8), got {dtype}",
+        )
+        _require(
+            minfo.file_size == hsize + shape[0],
+            where,
+            f"the metadata record declares {minfo.file_size} bytes; its header says "
+            f"{hsize + shape[0]}",
+        )
+        raw = f.read(shape[0])
+        _require(len(raw) == shape[0] and not f.read(1), where, "the metadata record is truncated")
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        # ValueError covers bad JSON and integers past Python's digit limit.
         raise PolicyFileError(f"{where}: the metadata record is not valid JSON ({e})") from None
     _require(isinstance(meta, dict), where, "the metadata record must be a JSON object")
     _require(
@@ -343,26 +504,39 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
         where,
         "architecture 'layers' must be a list of [inputs, outputs] pairs",
     )
+    _require(
+        len(layers) <= MAX_LAYERS
+        and all(0 < n <= MAX_LAYER_WIDTH for x in layers for n in x)
+        and sum(a * b + b for a, b in layers) <= MAX_PARAMETERS,
+        where,
+        f"architecture 'layers' {layers!r} is out of bounds (at most {MAX_LAYERS} layers, "
+        f"{MAX_LAYER_WIDTH} units wide, {MAX_PARAMETERS} parameters)",
+    )
     expected = {METADATA_KEY}
+    for i in range(len(layers)):
+        expected.update(_layer_keys(i))
+    for key in sorted(expected - set(members)):
+        raise PolicyFileError(f"{where}: array {key!r} is missing (the architecture lists it)")
+    extra = sorted(set(members) - expected)
+    _require(not extra, where, f"unexpected arrays {extra}; expected only {sorted(expected)}")
+    # Shapes chain from the observation to the actions before any weight is read.
+    _validate_shapes(
+        [_Shape((a, b)) for a, b in layers],
+        [_Shape((b,)) for _, b in layers],
+        where,
+    )
+    arrays: dict[str, np.ndarray] = {}
     weights, biases = [], []
     for i, (n_in, n_out) in enumerate(layers):
         kw, kb = _layer_keys(i)
-        expected.update((kw, kb))
         for key, shape in ((kw, (n_in, n_out)), (kb, (n_out,))):
-            _require(key in arrays, where, f"array {key!r} is missing (the architecture lists it)")
-            a = arrays[key]
-            _require(
-                a.dtype == np.float32 and a.shape == shape,
-                where,
-                f"array {key!r} is {a.dtype} {a.shape}; expected float32 {shape}",
-            )
+            a = _read_member(zf, members[key], where, key, np.float32, shape)
             _require(
                 bool(np.isfinite(a).all()), where, f"array {key!r} holds NaN or infinite values"
             )
+            arrays[key] = a
         weights.append(arrays[kw])
         biases.append(arrays[kb])
-    extra = sorted(set(arrays) - expected)
-    _require(not extra, where, f"unexpected arrays {extra}; expected only {sorted(expected)}")
     _validate_shapes(weights, biases, where)
     digest = _checksum(arrays)
     _require(

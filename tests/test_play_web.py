@@ -113,7 +113,7 @@ def test_no_response_names_a_card_the_player_may_not_know(app, client):
             if game["match"]["over"]:
                 break
             if game["result"] is not None:
-                r = client.post(f"/api/games/{gid}/next")
+                r = client.post(f"/api/games/{gid}/next", json={})
             else:
                 r = client.post(f"/api/games/{gid}/act", json={"action": pick(game, rng)})
             assert r.status_code == 200, r.get_json()
@@ -149,7 +149,7 @@ def test_a_full_match_over_http(app, client):
             assert res["computer_cards"] == [
                 card_code(c) for c in web.sort_hand(sess.state.hand(COMPUTER), ts)
             ]
-            r = client.post(f"/api/games/{gid}/next")
+            r = client.post(f"/api/games/{gid}/next", json={})
         else:
             moves = game["hand"]["moves"]
             marry = [m for m in moves if m["kind"] == "marriage"]
@@ -171,7 +171,7 @@ def test_a_full_match_over_http(app, client):
     assert sum(h["game_points"]["you"] for h in m["hands"]) == m["score"]["you"]
     assert marriages >= 1
     # The match is over: no more moves, no next hand.
-    assert client.post(f"/api/games/{gid}/next").status_code == 409
+    assert client.post(f"/api/games/{gid}/next", json={}).status_code == 409
     assert client.post(f"/api/games/{gid}/act", json={"action": "AC"}).status_code == 409
 
 
@@ -193,7 +193,7 @@ def test_malformed_and_illegal_requests_change_nothing():
         (client.post, f"{url}/act", {"json": {"action": "AS"}}, 409),  # not held
         (client.post, f"{url}/act", {"json": {"action": "exchange"}}, 409),  # no 9, no trick
         (client.post, f"{url}/act", {"json": {"action": "marry-KH"}}, 409),  # no trick yet
-        (client.post, f"{url}/next", {}, 409),  # the hand is being played
+        (client.post, f"{url}/next", {"json": {}}, 409),  # the hand is being played
         (client.post, f"{url}/next", {"json": {"x": 1}}, 400),
         (client.put, f"{url}/act", {"json": {"action": "AC"}}, 405),
         (client.get, "/api/games/not-a-game", {}, 404),

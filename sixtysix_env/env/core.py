@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..actions import NUM_ACTIONS, action_name
+from ..checks import is_int
 from ..engine import HandResult, State, new_hand
 from ..errors import IllegalActionError
 from ..match import Match
@@ -155,7 +156,7 @@ class Table:
         state = self.state
         legal = state.legal_actions()
         try:
-            if isinstance(action, bool):
+            if not is_int(action):  # bools and floats are not action ids
                 raise ValueError
             name = f"{action_name(int(action))} (id {action})"
         except (ValueError, TypeError):

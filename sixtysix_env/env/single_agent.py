@@ -18,13 +18,13 @@ Registered as ``SixtySix-v0``::
 from __future__ import annotations
 
 import random
-from operator import index as _index
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from ..agents import make_agent
+from ..checks import as_seed, is_int
 from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
@@ -105,7 +105,7 @@ class SixtySixEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode; ``seed`` fixes deals, seats and the opponent's choices."""
-        super().reset(seed=seed)
+        super().reset(seed=as_seed(seed))
         if seed is not None or self._deal_rng is None:
             self._deal_rng = random.Random(int(self.np_random.integers(2**63)))
             self._opp_rng = random.Random(int(self.np_random.integers(2**63)))
@@ -129,12 +129,9 @@ class SixtySixEnv(gymnasium.Env):
                 f"action {action!r} by the learner: the episode is over; call reset()", action, ()
             )
         if type(action) is not int:
-            try:
-                if isinstance(action, bool):
-                    raise TypeError
-                action = _index(action)
-            except TypeError:
-                raise table.legal_error(action, "the learner") from None
+            if not is_int(action):  # the one rule: see sixtysix_env.checks
+                raise table.legal_error(action, "the learner")
+            action = int(action)
         if not (0 <= action < 34 and table.state.legal_mask() >> action & 1):
             if self.illegal_action == "raise":
                 raise table.legal_error(action, "the learner")
@@ -165,10 +162,7 @@ class SixtySixEnv(gymnasium.Env):
         while table.state.current_player() == opp:
             view = player_view(table.state, opp)
             a = self.opponent.act(view, self._opp_rng)
-            try:
-                ok = 0 <= a < 34 and view.legal_mask >> a & 1
-            except TypeError:
-                ok = False
+            ok = is_int(a) and 0 <= int(a) < 34 and view.legal_mask >> int(a) & 1
             if not ok:
                 raise IllegalActionError(
                     f"the opponent {getattr(self.opponent, 'name', self.opponent)!r} chose "

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from operator import index as _index
 from typing import Any
 
 import gymnasium
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..checks import as_seed, is_int
 from ..rules import RuleConfig
 from ..view import player_view
 from .core import (
@@ -39,10 +39,44 @@ def env(**kwargs: Any) -> AECEnv:
     base = raw_env(**kwargs)
     worst = base.worst_loss()
     illegal_reward = check_illegal_reward(illegal_reward, worst)
-    e = wrappers.TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
+    e = _AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+# PettingZoo's standard wrappers, each with one fix; subclasses rather than
+# extra layers, since every layer costs each attribute lookup a hop.
+
+
+class _TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """Checks the next action against the env's own mask, not the caller's copy.
+
+    PettingZoo's wrapper keeps the very dict it hands out and checks the next
+    action against its ``action_mask``: a caller who edited that array in
+    place changed the check. This keeps a private copy of the mask.
+    """
+
+    def observe(self, agent: str):
+        obs = super().observe(agent)
+        if self._prev_obs is obs:
+            self._prev_obs = {"action_mask": obs["action_mask"].copy()}
+        return obs
+
+
+class _AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """Refuses a non-integer action (a bool, a float) with the env's own error first.
+
+    ``TerminateIllegalWrapper`` indexes the action mask with the action
+    (``mask[True]`` is an array, so a bool failed with numpy's "truth value
+    of an array is ambiguous") and the bounds check asserts: this applies the
+    one rule of :mod:`sixtysix_env.checks`, as ``raw_env.step`` does.
+    """
+
+    def step(self, action) -> None:
+        if action is not None and type(action) is not int and not is_int(action):
+            raise self.env.unwrapped._table.legal_error(action, self.agent_selection)
+        super().step(action)
 
 
 class raw_env(AECEnv):
@@ -111,6 +145,7 @@ class raw_env(AECEnv):
 
         ``options`` is accepted for the API and not used.
         """
+        seed = as_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = random.Random(seed)
         state = self._table.deal(self._rng)
@@ -135,12 +170,9 @@ class raw_env(AECEnv):
         table = self._table
         state = table.state
         if type(action) is not int:
-            try:
-                if isinstance(action, bool):
-                    raise TypeError
-                action = _index(action)
-            except TypeError:
-                raise table.legal_error(action, agent) from None
+            if not is_int(action):  # the one rule: see sixtysix_env.checks
+                raise table.legal_error(action, agent)
+            action = int(action)
         if not (0 <= action < 34 and state.legal_mask() >> action & 1):
             raise table.legal_error(action, agent)
 
@@ -172,7 +204,9 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         """``{"observation": float32[349], "action_mask": int8[34]}`` from the agent's view.
 
-        A repeated call in the same step returns copies, so no two calls share arrays.
+        Every call returns fresh copies of the step's encoding (kept once per
+        step): a caller that edits its arrays changes neither the env's state nor
+        any later observation (``TerminateIllegalWrapper`` reads the mask too).
         """
         seat = SEATS.get(agent)
         if seat is None:
@@ -180,7 +214,6 @@ class raw_env(AECEnv):
         cached = self._obs[seat]
         if cached is None:
             cached = self._obs[seat] = _encode(player_view(self._table.state, seat))
-            return {"observation": cached[0], "action_mask": cached[1]}
         return {"observation": cached[0].copy(), "action_mask": cached[1].copy()}
 
     # -- display ------------------------------------------------------------

@@ -18,6 +18,7 @@ hand (one deal) and the match (to 7 game points).
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import secrets
@@ -28,6 +29,7 @@ from ..actions import (
     CLOSE,
     EXCHANGE,
     FIRST_MARRIAGE,
+    NUM_ACTIONS,
     action_card,
     action_name,
     marriage_action,
@@ -47,11 +49,20 @@ from ..cards import (
     cards_of,
     parse_card,
 )
+from ..checks import is_int
 from ..engine import HandResult, State, Trick, deal_from_deck
+from ..errors import SixtySixError
 from ..match import Match
 from ..view import PlayerView, player_view
 
 HUMAN, COMPUTER = 0, 1
+
+log = logging.getLogger(__name__)
+
+#: What a session does when the computer's agent fails (raises, or returns
+#: something that is not a legal action): play a legal move in its place (and
+#: log it), or raise :class:`OpponentError`.
+OPPONENT_ERROR_MODES = ("fallback", "raise")
 
 #: Opponents tried in order when none is named: the first one registered wins.
 PREFERRED_OPPONENTS = ("heuristic", "random")
@@ -72,6 +83,11 @@ class IllegalMove(ValueError):
     def __init__(self, message: str, legal: Sequence[str] = ()):
         super().__init__(message)
         self.legal = tuple(legal)
+
+
+class OpponentError(SixtySixError, RuntimeError):
+    """The computer's agent failed to move. The message names the agent and what went wrong,
+    never the computer's cards or legal actions (they are hidden from the person)."""
 
 
 @dataclass(frozen=True)
@@ -282,7 +298,11 @@ class GameSession:
     choices; without one both come from :mod:`secrets`, so nobody can
     rebuild a deal from the engine's source. ``deck`` (24 card codes, top
     first) deals the first hand from a fixed deck, the person leading: a
-    scenario hook for tests and demonstrations.
+    scenario hook for tests and demonstrations. ``on_opponent_error``:
+    ``"fallback"`` (default) plays a random legal move for a computer agent
+    that raises or answers anything but a legal action id, logs it and
+    counts it in ``opponent_faults``; ``"raise"`` raises :class:`OpponentError`
+    (naming nothing hidden) and leaves the state as it was.
     """
 
     def __init__(
@@ -291,7 +311,16 @@ class GameSession:
         rules: object = None,
         seed: int | None = None,
         deck: Sequence[int | str] | str | None = None,
+        on_opponent_error: str = "fallback",
     ) -> None:
+        if on_opponent_error not in OPPONENT_ERROR_MODES:
+            raise ValueError(
+                f"unknown on_opponent_error {on_opponent_error!r}; allowed: "
+                + ", ".join(OPPONENT_ERROR_MODES)
+            )
+        self.on_opponent_error = on_opponent_error
+        #: How many times the computer's agent failed and a legal move was played for it.
+        self.opponent_faults = 0
         if opponent is None:
             opponent = default_opponent()
         self.opponent_name = opponent if isinstance(opponent, str) else getattr(
@@ -405,19 +434,28 @@ class GameSession:
         steps = []
         while not self.is_hand_over() and self.match.hand.current_player() == COMPUTER:
             cview = player_view(self.match.hand, COMPUTER)
-            action = self.agent.act(cview, self.agent_rng)
+            fault = None
             try:
-                action = int(action)
-            except (TypeError, ValueError):
-                raise RuntimeError(
-                    f"opponent {self.opponent_name!r} returned {action!r}, not an action id"
-                ) from None
-            if not cview.legal_mask >> action & 1:
-                raise RuntimeError(
-                    f"opponent {self.opponent_name!r} chose an illegal action {action!r}; "
-                    f"legal: {cview.legal_actions()}"
-                )
-            steps.append(self._apply(COMPUTER, action))
+                action = self.agent.act(cview, self.agent_rng)
+            except Exception as e:  # noqa: BLE001 - any failure of a foreign agent
+                fault, action = f"raised {type(e).__name__}: {e}", None
+            else:
+                if not is_int(action):
+                    fault = f"returned {action!r}, not an action id"
+                elif not (0 <= int(action) < NUM_ACTIONS and cview.legal_mask >> int(action) & 1):
+                    fault = "returned an action that is not legal now"
+            if fault is not None:
+                # The log is the operator's; the person sees nothing of the
+                # computer's hand either way (no legal actions in any message).
+                log.warning("opponent %r %s (hand %d)", self.opponent_name, fault,
+                            self.hand_number)
+                if self.on_opponent_error == "raise":
+                    raise OpponentError(
+                        f"the computer ({self.opponent_name}) could not move: its agent failed"
+                    )
+                self.opponent_faults += 1
+                action = self.agent_rng.choice(cview.legal_actions())
+            steps.append(self._apply(COMPUTER, int(action)))
         return steps
 
 
@@ -516,6 +554,7 @@ __all__ = [
     "GameSession",
     "IllegalMove",
     "Move",
+    "OpponentError",
     "Step",
     "card_for_move",
     "card_words",

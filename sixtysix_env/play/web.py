@@ -23,17 +23,33 @@ API (all JSON; errors are ``{"error": "..."}`` with a 4xx status):
 
 A malformed or illegal request answers 400 (malformed, unknown action) or
 409 (not legal now) and changes nothing; an unknown id answers 404.
+
+Requests from other sites are refused, since the page's own script is the
+only client the API is for: a ``Host`` header that is neither an IP address,
+``localhost`` nor a name given with ``--allow-host`` answers 400 (a DNS
+rebinding page reaches the server under its own name); a ``POST`` or
+``DELETE`` whose ``Origin`` is not this server answers 403; a ``POST`` must
+be ``application/json`` (a plain form or ``text/plain`` post from another
+page is refused with 400 before anything is created). Each client address
+may keep at most :data:`MAX_GAMES_PER_CLIENT` matches (a new one retires its
+own least recently used) and start at most :data:`NEW_GAMES_PER_MINUTE` per
+minute (429 after that). The computer's thinking is bounded per request: at
+most :data:`THINKING_AT_ONCE` requests compute at a time (503 when the wait
+is too long), and the expert searches for at most ``think_seconds`` per
+move when the server is not seeded.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
+import os
 import secrets
 import sys
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +67,7 @@ from .session import (
     HUMAN,
     GameSession,
     IllegalMove,
+    OpponentError,
     Step,
     default_opponent,
     explain_result,
@@ -65,6 +82,18 @@ STATIC = Path(__file__).resolve().parent / "static"
 SIDE = ("you", "computer")
 MAX_GAMES = 500
 GAME_TTL_S = 6 * 3600
+#: Matches one client address may keep; a new one retires its own oldest.
+MAX_GAMES_PER_CLIENT = 20
+#: New matches one client address may start per minute.
+NEW_GAMES_PER_MINUTE = 30
+#: Requests that may compute the computer's moves at the same time.
+THINKING_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
+#: Seconds a request waits for its turn to compute before answering 503.
+THINKING_WAIT_S = 30.0
+#: The expert's search time per move in an unseeded server (seconds).
+THINK_SECONDS = 2.0
+#: JSON nesting a request may have: ours are flat objects.
+MAX_JSON_DEPTH = 8
 
 
 def _code(c: int | None) -> str | None:
@@ -132,6 +161,18 @@ def step_json(step: Step) -> dict[str, Any]:
     return out
 
 
+def _moves_json(view, ms) -> list[dict[str, Any]]:
+    """The person's moves; a king or queen that may declare its marriage is offered both
+    ways (``marriage``, and ``play`` without declaring when that is legal too)."""
+    out = []
+    for m in ms:
+        out.append({"action": m.name, "kind": m.kind, "card": _code(m.card), "points": m.points})
+        if m.kind == "marriage" and view.legal_mask >> m.card & 1:
+            code = card_code(m.card)
+            out.append({"action": code, "kind": "play", "card": code, "points": 0})
+    return out
+
+
 def game_json(gid: str, session: GameSession, steps: Sequence[Step] = ()) -> dict[str, Any]:
     """The game as the person may see it.
 
@@ -173,10 +214,7 @@ def game_json(gid: str, session: GameSession, steps: Sequence[Step] = ()) -> dic
         "computer_cards": view.opponent_hand_size,
         "computer_known": _codes(sort_hand(view.opponent_known, ts)),
         "events": [_event(e) for e in view.events],
-        "moves": [
-            {"action": m.name, "kind": m.kind, "card": _code(m.card), "points": m.points}
-            for m in ms
-        ],
+        "moves": _moves_json(view, ms),
     }
     if any(m.kind == "exchange" for m in ms):
         hand["exchange"] = {"give": card_code(ts * 6), "take": card_code(view.trump_card)}
@@ -231,30 +269,69 @@ def game_json(gid: str, session: GameSession, steps: Sequence[Step] = ()) -> dic
 
 
 class _Game:
-    __slots__ = ("lock", "session", "used")
+    __slots__ = ("client", "lock", "session", "used")
 
-    def __init__(self, session: GameSession) -> None:
+    def __init__(self, session: GameSession, client: str) -> None:
         self.session = session
+        self.client = client
         self.lock = threading.Lock()
         self.used = time.monotonic()
 
 
-class GameStore:
-    """Matches by id; the least recently used go when there are too many."""
+class TooManyGames(Exception):
+    """A client started more matches in a minute than :data:`NEW_GAMES_PER_MINUTE`."""
 
-    def __init__(self, max_games: int = MAX_GAMES, ttl_s: float = GAME_TTL_S) -> None:
+
+class GameStore:
+    """Matches by id; the least recently used go when there are too many.
+
+    Each client (address) may hold at most ``per_client`` matches: a new one
+    retires that client's own least recently used, so one client cannot push
+    everybody else's matches out through the overall cap. ``clock`` is for tests.
+    """
+
+    def __init__(
+        self,
+        max_games: int = MAX_GAMES,
+        ttl_s: float = GAME_TTL_S,
+        per_client: int = MAX_GAMES_PER_CLIENT,
+        per_minute: int = NEW_GAMES_PER_MINUTE,
+        clock=time.monotonic,
+    ) -> None:
         self.max_games = max_games
         self.ttl_s = ttl_s
+        self.per_client = per_client
+        self.per_minute = per_minute
+        self.clock = clock
         self._games: OrderedDict[str, _Game] = OrderedDict()
+        self._started: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def add(self, session: GameSession) -> str:
+    def admit(self, client: str) -> None:
+        """Count a new match for ``client``; :class:`TooManyGames` past the rate."""
+        now = self.clock()
+        with self._lock:
+            times = self._started.setdefault(client, deque())
+            while times and now - times[0] >= 60.0:
+                times.popleft()
+            if len(times) >= self.per_minute:
+                raise TooManyGames
+            times.append(now)
+            if len(self._started) > 4 * self.max_games:  # forget quiet clients
+                for c in [c for c, t in self._started.items() if not t or now - t[-1] >= 60.0]:
+                    del self._started[c]
+
+    def add(self, session: GameSession, client: str = "") -> str:
         gid = secrets.token_urlsafe(24)
         with self._lock:
             self._expire()
+            own = [k for k, g in self._games.items() if g.client == client]
+            for k in own[: max(0, len(own) - self.per_client + 1)]:
+                del self._games[k]
             while len(self._games) >= self.max_games:
                 self._games.popitem(last=False)
-            self._games[gid] = _Game(session)
+            self._games[gid] = _Game(session, client)
+            self._games[gid].used = self.clock()
         return gid
 
     def get(self, gid: str) -> _Game | None:
@@ -262,7 +339,7 @@ class GameStore:
             self._expire()
             g = self._games.get(gid)
             if g is not None:
-                g.used = time.monotonic()
+                g.used = self.clock()
                 self._games.move_to_end(gid)
             return g
 
@@ -274,12 +351,53 @@ class GameStore:
         return len(self._games)
 
     def _expire(self) -> None:
-        now = time.monotonic()
+        now = self.clock()
         while self._games:
             gid, g = next(iter(self._games.items()))
             if now - g.used < self.ttl_s:
                 break
             del self._games[gid]
+
+
+def _json_depth(raw: bytes) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings (a bound checked before parsing)."""
+    depth = deepest = 0
+    in_str = esc = False
+    for b in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif b == 0x5C:  # backslash
+                esc = True
+            elif b == 0x22:
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in (0x5B, 0x7B):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif b in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def _host_name(host: str) -> str:
+    """The name in a ``Host`` header, without the port or IPv6 brackets, lower case."""
+    h = host.strip().lower()
+    if h.startswith("["):
+        return h[1:].split("]", 1)[0]
+    if h.count(":") == 1:
+        h = h.split(":", 1)[0]
+    return h.rstrip(".")
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 class ApiError(Exception):
@@ -296,6 +414,9 @@ def create_app(
     seed: int | None = None,
     deck: str | Sequence[str] | None = None,
     max_games: int = MAX_GAMES,
+    allowed_hosts: Sequence[str] = (),
+    think_seconds: float | None = THINK_SECONDS,
+    store: GameStore | None = None,
 ) -> Flask:
     """The web app.
 
@@ -305,17 +426,23 @@ def create_app(
     new match deal the same way (seeded ``seed``, ``seed + 1``, ...) and
     ``deck`` deals each match's first hand from a fixed deck: both are for
     tests and demonstrations, set by whoever starts the server, never by a
-    request.
+    request. ``allowed_hosts`` are host names (besides ``localhost`` and IP
+    addresses) the server answers to. ``think_seconds`` bounds the expert's
+    search per move (ignored when ``seed`` is set, to keep matches
+    reproducible). ``store`` replaces the game store (tests).
     """
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = 16 * 1024  # a move is a few bytes
-    store = GameStore(max_games=max_games)
+    store = store if store is not None else GameStore(max_games=max_games)
     choices = list(dict.fromkeys([*opponents, *agent_names()]))
     default_name = default or (opponents[0] if opponents else default_opponent())
     if default_name not in choices:
         choices.insert(0, default_name)
     counter = {"seed": seed}
     counter_lock = threading.Lock()
+    thinking = threading.BoundedSemaphore(THINKING_AT_ONCE)
+    app.config["THINKING"] = thinking
+    hosts = {"localhost", *(_host_name(h) for h in allowed_hosts)}
     app.config["GAMES"] = store
 
     def next_seed() -> int | None:
@@ -326,12 +453,31 @@ def create_app(
             counter["seed"] = s + 1
             return s
 
+    def opponent_spec(name: str) -> object:
+        # The expert's search time is what a request can cost: bound it per
+        # move (an unseeded server only: a time budget is not reproducible).
+        if name == "expert" and seed is None and think_seconds is not None:
+            from ..agents import make_agent
+
+            agent = make_agent("expert", time_budget=think_seconds)
+            return agent
+        return name
+
     def body() -> dict[str, Any]:
-        data = request.get_json(silent=True)
-        if data is None:
-            if request.get_data(cache=True) in (b"", None) and not request.is_json:
-                return {}
-            raise ApiError(400, "the request body must be a JSON object")
+        if request.mimetype != "application/json":
+            raise ApiError(
+                400, "send the request body as JSON, with Content-Type: application/json"
+            )
+        raw = request.get_data(cache=True)
+        if not raw.strip():
+            return {}
+        brackets = raw.count(b"[") + raw.count(b"{")  # fast: the scan only when it may matter
+        if brackets > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
+            raise ApiError(400, "the request body is nested too deeply: send a flat JSON object")
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ApiError(400, "the request body is not valid JSON") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object")
         return data
@@ -341,6 +487,36 @@ def create_app(
         if g is None:
             raise ApiError(404, "no game with this id (it may have expired): start a new match")
         return g
+
+    class _Thinking:
+        """At most THINKING_AT_ONCE requests compute the computer's moves at once."""
+
+        def __enter__(self):
+            if not thinking.acquire(timeout=THINKING_WAIT_S):
+                raise ApiError(503, "the server is busy: try again in a moment")
+
+        def __exit__(self, *exc):
+            thinking.release()
+
+    @app.before_request
+    def _same_site():
+        name = _host_name(request.host)
+        if not (name in hosts or _is_ip(name)):
+            # DNS rebinding: a foreign page reaching us under its own name.
+            raise ApiError(
+                400,
+                f"this server does not answer to the host name {name!r}; "
+                "use localhost or an IP address (or start it with --allow-host NAME)",
+            )
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            origin = request.headers.get("Origin")
+            if origin is not None and origin != request.host_url.rstrip("/"):
+                raise ApiError(403, "requests from other sites are not accepted")
+            if request.headers.get("Sec-Fetch-Site", "same-origin") not in (
+                "same-origin",
+                "none",
+            ):
+                raise ApiError(403, "requests from other sites are not accepted")
 
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
@@ -354,11 +530,12 @@ def create_app(
         resp.status_code = e.code or 500
         return resp
 
-    @app.errorhandler(RuntimeError)
-    def _agent_error(e: RuntimeError):
-        # An opponent agent that fails or cheats: say so instead of a bare 500.
-        app.logger.exception("opponent failed")
-        resp = jsonify({"error": f"the computer could not move: {e}"})
+    @app.errorhandler(OpponentError)
+    def _agent_error(e: OpponentError):
+        # A session set to raise on a failing opponent; its message holds
+        # nothing hidden (see OpponentError).
+        app.logger.warning("opponent failed: %s", e)
+        resp = jsonify({"error": str(e)})
         resp.status_code = 500
         return resp
 
@@ -410,12 +587,23 @@ def create_app(
             raise ApiError(
                 400, f"unknown rules {rules!r}; choose one of: {', '.join(sorted(PRESETS))}"
             )
+        client = request.remote_addr or ""
         try:
-            session = GameSession(opponent=opponent, rules=rules, seed=next_seed(), deck=deck)
+            store.admit(client)
+        except TooManyGames:
+            raise ApiError(
+                429, f"too many new matches from this address (at most {store.per_minute} "
+                "a minute): wait a minute", retry_after=60
+            ) from None
+        try:
+            session = GameSession(
+                opponent=opponent_spec(opponent), rules=rules, seed=next_seed(), deck=deck
+            )
         except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
             raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
-        steps = session.start()
-        gid = store.add(session)
+        with _Thinking():
+            steps = session.start()
+        gid = store.add(session, client)
         resp = jsonify(game_json(gid, session, steps))
         resp.status_code = 201
         return resp
@@ -449,7 +637,8 @@ def create_app(
                     else "the hand is over: deal the next hand",
                 )
             try:
-                steps = s.act(action.strip())
+                with _Thinking():
+                    steps = s.act(action.strip())
             except IllegalMove as e:
                 try:
                     parse_action(action.strip())
@@ -467,7 +656,8 @@ def create_app(
             raise ApiError(400, "this request takes no fields")
         with g.lock:
             try:
-                steps = g.session.next_hand()
+                with _Thinking():
+                    steps = g.session.next_hand()
             except IllegalMove as e:
                 raise ApiError(409, str(e)) from None
             return jsonify(game_json(gid, g.session, steps))
@@ -494,6 +684,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME_OR_POLICY_FILE",
         help="offer this opponent on the page (repeatable; the first is the default); "
         f"registered agents ({', '.join(agent_names())}) are always offered",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer to this host name (localhost and IP addresses always work); "
+        "other names are refused, against DNS rebinding",
     )
     parser.add_argument(
         "--seed", type=int, default=None, help="deal every new match the same way (for testing)"
@@ -537,7 +735,12 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"sixtysix serve: --deck: {e}", file=sys.stderr)
             return 2
-    app = create_app(opponents=args.opponent, seed=args.seed, deck=args.deck)
+    app = create_app(
+        opponents=args.opponent,
+        seed=args.seed,
+        deck=args.deck,
+        allowed_hosts=[*args.allow_host, args.host],
+    )
     if not _is_loopback(args.host):
         print(
             f"warning: serving on {args.host}, reachable from other machines; "

@@ -18,6 +18,7 @@
 
   let game = null;
   let busy = false;
+  let declare = true; // leading a king or queen declares its marriage when it may
   let summaryHidden = false;
   let shownHand = { number: null, cards: [] };
   let shownPoints = null;
@@ -126,9 +127,10 @@
 
   async function api(method, path, body) {
     const opts = { method, headers: {} };
-    if (body !== undefined) {
+    // The server takes only JSON posts (a form post from another page is refused).
+    if (body !== undefined || method === "POST") {
       opts.headers["Content-Type"] = "application/json";
-      opts.body = JSON.stringify(body);
+      opts.body = JSON.stringify(body === undefined ? {} : body);
     }
     try {
       const resp = await fetch(path, opts);
@@ -265,14 +267,22 @@
     const h = g.hand;
     const hand = $("your-hand");
     hand.replaceChildren();
-    const byCard = {};
-    for (const m of h.moves) if (m.card) byCard[m.card] = m;
+    // A king or queen whose marriage may be declared has two moves: declare it
+    // (the default, as the game is played) or, with the "declare" switch off,
+    // play the card plainly.
+    const plain = {};
+    const marry = {};
+    for (const m of h.moves) {
+      if (!m.card) continue;
+      if (m.kind === "marriage") marry[m.card] = m;
+      else plain[m.card] = m;
+    }
     const myTurn = h.to_move === "you" && !busy;
     const before = shownHand.number === h.number ? new Set(shownHand.cards) : null;
     const cards = h.your_cards;
     cards.forEach((code, i) => {
       const c = cardEl(code);
-      const m = byCard[code];
+      const m = (declare && marry[code]) || plain[code] || marry[code];
       if (m && myTurn) {
         c.classList.add("playable");
         c.dataset.action = m.action;
@@ -281,6 +291,8 @@
           c.classList.add("marriage");
           c.title = `Lead ${cardWords(code)} to declare the marriage: ${m.points} points`;
           c.append(el("span", "badge", `+${m.points}`));
+        } else if (marry[code]) {
+          c.title = `Lead ${cardWords(code)} without declaring its marriage`;
         }
         c.addEventListener("click", () => play(m.action, c));
         c.addEventListener("keydown", (ev) => {
@@ -309,6 +321,13 @@
       ex.textContent = `Exchange ${label(h.exchange.give)} for ${label(h.exchange.take)}`;
     }
     $("close").hidden = !(ok && kinds.close);
+    // The switch shows when a marriage could be declared and the card played plainly too.
+    const both = h.moves.some(
+      (m) => m.kind === "marriage" && h.moves.some((p) => p.kind === "play" && p.card === m.card));
+    const d = $("declare");
+    d.hidden = !(ok && both);
+    d.setAttribute("aria-pressed", declare ? "true" : "false");
+    d.textContent = declare ? "Marriages: declare" : "Marriages: play plainly";
   }
 
   function eventText(e) {
@@ -360,7 +379,9 @@
       return `Your answer to ${label(h.table.card)}` + (strict ? ": follow suit, or trump if you cannot." : ": play any card.");
     }
     if (h.moves.some((m) => m.kind === "marriage")) {
-      return "Your lead. Your king and queen glow: lead one to declare the marriage.";
+      return declare
+        ? "Your lead. Your king and queen glow: lead one to declare the marriage."
+        : "Your lead. Marriages are switched off: a king or queen is played plainly.";
     }
     return "Your lead.";
   }
@@ -441,6 +462,7 @@
     }
     $("exchange").hidden = true;
     $("close").hidden = true;
+    $("declare").hidden = true;
   }
 
   async function play(action, cardNode) {
@@ -549,6 +571,10 @@
   $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); newMatch(); });
   $("exchange").addEventListener("click", () => play("exchange"));
   $("close").addEventListener("click", () => play("close"));
+  $("declare").addEventListener("click", () => {
+    declare = !declare;
+    if (game) render(game);
+  });
   $("next-hand").addEventListener("click", nextHand);
   $("summary-new").addEventListener("click", newMatch);
   $("view-table").addEventListener("click", () => {

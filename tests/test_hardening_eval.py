@@ -1,0 +1,117 @@
+"""Issue 13, item 8 (interrupted evaluations) and the --json folder check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from sixtysix_env import evaluation
+from sixtysix_env.evaluation import evaluate
+
+
+class _SigtermAfter:
+    """Plays randomly, and sends this process SIGTERM at its ``after``-th decision."""
+
+    name = "sigterm"
+
+    def __init__(self, after):
+        self.after = after
+        self.calls = 0
+
+    def act(self, view, rng):
+        self.calls += 1
+        if self.calls == self.after:
+            os.kill(os.getpid(), signal.SIGTERM)
+        legal = view.legal_actions()
+        return legal[rng.randrange(len(legal))]
+
+
+def stale(path):
+    path.write_text(json.dumps({"complete": True, "seed": 999, "pairs": []}))
+
+
+def test_sigterm_midway_saves_the_partial_result(tmp_path):
+    path = tmp_path / "run.json"
+    stale(path)
+    before = signal.getsignal(signal.SIGTERM)
+    res = evaluate(["random", _SigtermAfter(after=300)], deals=100, seed=0, json_path=str(path))
+    assert not res.complete and res.stopped == "terminated (SIGTERM)"
+    assert 0 < res.pairs[0].deals < 100
+    data = json.loads(path.read_text())
+    assert data["complete"] is False and data["seed"] == 0
+    assert data["pairs"][0]["deals"] == res.pairs[0].deals
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
+
+
+@pytest.mark.parametrize("sig", ["int", "term"])
+def test_interrupt_during_start_up_replaces_the_stale_file(tmp_path, monkeypatch, sig):
+    path = tmp_path / "run.json"
+    stale(path)
+
+    def interrupted(spec):
+        if sig == "int":
+            raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not arrive")  # pragma: no cover
+
+    monkeypatch.setattr(evaluation, "make_agent", interrupted)
+    res = evaluate(["random", "heuristic"], deals=10, seed=1, json_path=str(path))
+    assert not res.complete and "before any game was played" in res.stopped
+    data = json.loads(path.read_text())
+    assert data["complete"] is False and data["seed"] == 1 and data["pairs"][0]["deals"] == 0
+
+
+def test_a_failed_start_leaves_no_stale_file(tmp_path):
+    path = tmp_path / "run.json"
+    stale(path)
+    with pytest.raises(ValueError, match="unknown agent"):
+        evaluate(["random", "nobody"], deals=1, json_path=str(path))
+    assert not path.exists()
+
+
+def test_run_exits_143_after_sigterm(monkeypatch, capsys):
+    real = evaluate
+
+    def fake(agents, **kw):
+        return real(["random", _SigtermAfter(after=50)], **kw)
+
+    monkeypatch.setattr(evaluation, "evaluate", fake)
+    args = argparse.Namespace(agents=["random", "random"], matches=None, hands=None, deals=20,
+                              rules="altmisalti", seed=0, workers=1, json=None,
+                              no_progress=True, plain=True)
+    assert evaluation.run(args) == 143
+    assert "terminated (SIGTERM)" in capsys.readouterr().err
+
+
+def test_json_into_a_missing_folder_is_refused_before_playing(tmp_path):
+    target = tmp_path / "missing" / "dir" / "x.json"
+    with pytest.raises(ValueError, match="folder .*missing/dir.* does not exist"):
+        evaluate(["random", "heuristic"], deals=1, json_path=str(target))
+    assert not (tmp_path / "missing").exists()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sixtysix_env.cli", "eval", "random", "heuristic", "--deals", "1",
+         "--json", str(target), "--no-progress", "--plain"],
+        check=False, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "does not exist" in proc.stderr and str(target.parent) in proc.stderr
+    assert "gp/hand" not in proc.stdout  # nothing was played
+    assert not (tmp_path / "missing").exists()
+
+
+def test_ctrl_c_while_a_command_loads_is_a_message_not_a_traceback(monkeypatch, capsys):
+    from sixtysix_env import cli
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
+    assert cli.main(["eval", "random", "heuristic"]) == 130
+    err = capsys.readouterr().err
+    assert "sixtysix eval: interrupted" in err and "Traceback" not in err

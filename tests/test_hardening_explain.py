@@ -1,0 +1,42 @@
+"""Issue 13 (missed by the review): the reason a person is given for each refused action
+agrees with the engine's legal mask, in every position random play reaches, in every preset."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sixtysix_env.actions import NUM_ACTIONS, action_name
+from sixtysix_env.engine import new_hand
+from sixtysix_env.play.session import explain_illegal
+from sixtysix_env.rules import PRESETS
+from sixtysix_env.view import player_view
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_explanations_agree_with_the_legal_mask(preset):
+    rng = random.Random(f"explain/{preset}")
+    positions = 0
+    for _ in range(150):
+        s = new_hand(rng, rng.randrange(2), preset)
+        while not s.is_terminal():
+            seat = s.current_player()
+            view = player_view(s, seat)
+            mask = s.legal_mask()
+            for a in range(NUM_ACTIONS):
+                generic = f"{action_name(a)} is not a legal move now."
+                why = explain_illegal(view, a)
+                if mask >> a & 1:
+                    # a legal action: the explainer must not find a reason to refuse it
+                    assert why == generic, (preset, s, action_name(a), why)
+                else:
+                    # a refused action: the person is told a specific reason
+                    assert why != generic, (preset, s, action_name(a))
+            # the waiting seat is told it is not its turn
+            other = player_view(s, 1 - seat)
+            assert explain_illegal(other, mask.bit_length() - 1).startswith("It is not your turn")
+            positions += 1
+            legal = s.legal_actions()
+            s = s.apply(legal[rng.randrange(len(legal))])
+    assert positions > 1000

@@ -143,3 +143,10 @@ def test_unknown_opponent_is_an_error():
 
 def test_default_opponent_is_registered():
     make_agent(default_opponent())
+
+
+def test_the_default_opponent_is_the_shipped_policy():
+    from sixtysix_env.play.session import default_opponent
+
+    assert default_opponent() == "sixtysix-ppo"
+    assert GameSession(seed=1).opponent_name == "sixtysix-ppo"

@@ -64,8 +64,10 @@ log = logging.getLogger(__name__)
 #: log it), or raise :class:`OpponentError`.
 OPPONENT_ERROR_MODES = ("fallback", "raise")
 
-#: Opponents tried in order when none is named: the first one registered wins.
-PREFERRED_OPPONENTS = ("heuristic", "random")
+#: Opponents tried in order when none is named: the first one registered wins. The
+#: shipped trained policy comes first (a person came to play against it), then the
+#: strongest quick agent.
+PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
 
 
 def default_opponent() -> str:

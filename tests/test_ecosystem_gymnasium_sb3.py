@@ -13,6 +13,8 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 import sixtysix_env
 from sixtysix_env.env.core import INFO_KEYS
+from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.env.wrappers import MaskInInfo
 
 sb3 = require("stable_baselines3", "train")
 require("sb3_contrib", "train")
@@ -83,3 +85,21 @@ def test_illegal_action_modes():
     strict.reset(seed=3)
     with pytest.raises(sixtysix_env.IllegalActionError):
         strict.step(bad)
+
+
+def test_mask_in_info_wrapper():
+    env = MaskInInfo(gymnasium.make("SixtySix-v0"))
+    assert env.observation_space.shape == (OBS_SIZE,)
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    steps = 0
+    while True:
+        assert obs in env.observation_space
+        assert set(INFO_KEYS) <= set(info)
+        np.testing.assert_array_equal(info["action_mask"], env.unwrapped.action_masks())
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _r, term, _trunc, info = env.step(action)
+        steps += 1
+        if term:
+            break
+    assert not info["action_mask"].any() and steps >= 5

@@ -4,10 +4,15 @@
 one ``Box``: SuperSuit's observation wrappers (``flatten_v0``, ``dtype_v0``,
 ``normalize_obs_v0``, ``frame_stack_v1``, ...) accept only ``Box`` spaces.
 ``sixtysix_v0.env(observation_format="flat")`` applies it.
+
+:class:`MaskInInfo` gives the single-agent environment's mask in ``info``
+and the features as a ``Box`` observation, for libraries that read masks
+from infos (AgileRL).
 """
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -55,3 +60,29 @@ class FlatObservation(BaseWrapper):
 
     def __str__(self) -> str:
         return f"FlatObservation<{self.env}>"
+
+
+class MaskInInfo(gymnasium.Wrapper):
+    """The single-agent environment with the mask in ``info`` (AgileRL's convention).
+
+    The observation is the ``Box`` of 349 features (the ``Dict``'s
+    ``observation``); ``info["action_mask"]`` (int8, 1 = legal) holds the
+    mask, on ``reset`` and every ``step``, next to the plain infos. AgileRL's
+    single-agent training loops (``train_off_policy`` for DQN) read the mask
+    there. At the end of an episode the mask is all zeros: Gymnasium's vector
+    environments then reset on the next step and ignore its action.
+    """
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        info["action_mask"] = obs["action_mask"]
+        return obs["observation"], info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info["action_mask"] = obs["action_mask"]
+        return obs["observation"], reward, terminated, truncated, info

@@ -263,6 +263,18 @@ class Table:
         the environment (``last_hand_result``).
         """
         m = self.match
+        if m is None and result is None:
+            # A hand-mode episode before its end (the common case, kept cheap).
+            return {
+                "hands_played": 0,
+                "hand_over": False,
+                "hand_winner": -1,
+                "hand_game_points": 0,
+                "hand_reason": 0,
+                "score_0": 0,
+                "score_1": 0,
+                "winner": -1,
+            }
         if m is not None:
             s0, s1 = m.score
             winner = m.winner if m.is_over() else -1

@@ -142,7 +142,7 @@ class SixtySixEnv(gymnasium.Env):
         self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
-        return self._observe(), dict(self._quiet_info)
+        return self._observe(), self._quiet_info.copy()
 
     def step(self, action):
         table = self._table
@@ -162,7 +162,7 @@ class SixtySixEnv(gymnasium.Env):
                 raise table.legal_error(action, "the learner")
             self._over = True
             obs = self._observe()
-            info = dict(self._quiet_info)
+            info = self._quiet_info.copy()
             info["illegal_action"] = action
             return obs, self.illegal_reward, True, False, info
         seat = self.seat
@@ -175,17 +175,19 @@ class SixtySixEnv(gymnasium.Env):
                 result = opp_result
         self._over = over
         if result is None:
-            info = dict(self._quiet_info)
+            info = self._quiet_info.copy()
         else:
             info = self._info(result)
-            self._quiet_info = self._info(None)
+            if not over:  # a match goes on: the scores changed
+                self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, over, False, info
 
     def _info(self, result) -> dict[str, Any]:
-        info = {"learner_seat": self.seat, "illegal_action": -1}
-        info.update(self._table.info(result))
+        info = self._table.info(result)
+        info["learner_seat"] = self.seat
+        info["illegal_action"] = -1
         return info
 
     @property

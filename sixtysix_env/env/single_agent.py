@@ -25,6 +25,7 @@ import gymnasium
 import numpy as np
 
 from ..agents import make_agent
+from ..engine import HandResult
 from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
@@ -191,7 +192,7 @@ class SixtySixEnv(gymnasium.Env):
         return info
 
     @property
-    def last_hand_result(self):
+    def last_hand_result(self) -> HandResult | None:
         """The engine's ``HandResult`` of the last hand ended in this episode (or None)."""
         return self._table.last_result
 

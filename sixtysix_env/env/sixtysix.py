@@ -10,6 +10,7 @@ import gymnasium
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..engine import HandResult
 from ..rules import RuleConfig
 from ..view import player_view
 from .core import (
@@ -204,7 +205,7 @@ class raw_env(AECEnv):
         return {a: self._table.info(None) for a in AGENTS}
 
     @property
-    def last_hand_result(self):
+    def last_hand_result(self) -> HandResult | None:
         """The engine's ``HandResult`` of the last hand ended in this episode (or None).
 
         ``infos`` carry its plain figures (winner, game points, reason); this

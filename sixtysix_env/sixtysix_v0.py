@@ -143,8 +143,25 @@ loser `-g`, `g` the hand's game points (1, 2 or 3; 0 each for a 65-65 tie).
 Mode `"match"`: `+1` / `-1` when a side reaches the rule set's match target
 (7, or 11 for santase); with `hand_rewards=True` (or a weight `w`) each
 hand's game points are also handed out (`+w*g` / `-w*g`) as it is scored.
-When a hand of a match ends, both agents' `infos` carry `hand_result` (the
-engine's `HandResult`, with `.explain()`) and `hands_played`.
+
+## Infos
+
+Every agent's `info` has the same keys on every step, all plain numbers
+(replay buffers and loggers stack infos key by key; TorchRL turns each
+value into a tensor), listed in `sixtysix_env.env.core.INFO_KEYS`:
+
+| key                | value                                                            |
+|--------------------|------------------------------------------------------------------|
+| `hands_played`     | hands ended so far in the episode                               |
+| `hand_over`        | `True` on the step a hand ended                                  |
+| `hand_winner`      | that hand's winner (seat 0 or 1), -1 for a tie or when no hand ended |
+| `hand_game_points` | that hand's game points (0 when none ended)                      |
+| `hand_reason`      | how it ended, a code of `sixtysix_env.env.core.HAND_REASONS`: 1 went out, 2 failed close, 3 last trick, 4 tie (0: none ended) |
+| `score_0`, `score_1` | game points each seat has scored in the episode               |
+| `winner`           | the episode's winner once it is over (-1 before, or for a tie)   |
+
+The engine's `HandResult` of the last hand (with `.explain()`) is
+`env.unwrapped.last_hand_result`.
 
 ## Illegal moves
 
@@ -157,7 +174,8 @@ so an illegal move never beats playing on: `-3` in hand mode; in match mode
 `-1`, or `-(1 + w * (target + 2))` with hand rewards of weight `w` (the
 match plus every game point the opponent could still score). A milder
 `illegal_reward` is refused. An action outside 0-33 fails
-`AssertOutOfBoundsWrapper`.
+`AssertOutOfBoundsWrapper`. (The single-agent environment below ends the
+episode with the same penalty by default, and raises on request.)
 
 ## Options
 
@@ -169,6 +187,7 @@ match plus every game point the opponent could still score). A milder
 | `render_mode`  | `None`, `"human"` (prints), `"ansi"` (returns text)  | `None`         |
 | `render_agent` | `None` (neutral picture, both hands shown) or `"player_0"` / `"player_1"` (that player's view) | `None` |
 | `illegal_reward` | `env()` only: a number <= minus the worst loss    | see above      |
+| `observation_format` | `env()` only: `"dict"`, or `"flat"`: one `Box(0, 1, (383,), float32)`, the 349 features then the 34-entry mask, for SuperSuit's observation wrappers (`sixtysix_env.env.wrappers.FlatObservation`; `env.action_mask(agent)` also gives the mask) | `"dict"` |
 
 Unknown values raise `ValueError` naming the allowed ones.
 
@@ -190,13 +209,24 @@ plays a seat drawn each episode (from the seeded generator) against an
 opponent that moves inside `step`, from its own player view and a
 `random.Random` derived from the seed. Same observation dict and rewards
 (from the learner's side), plus `action_masks()` (booleans) for
-sb3-contrib's `MaskablePPO`; `info` of `reset` names the learner's seat.
+sb3-contrib's `MaskablePPO`. Its `info` (of `reset` and of every `step`)
+has the keys above plus `learner_seat` and `illegal_action` (the id of an
+illegal action that ended the episode, else -1).
+
+The defaults pass Gymnasium's and Stable-Baselines3's `check_env` and
+`make_vec_env`: an illegal action ends the episode with the penalty
+(`illegal_action="lose"`: Gymnasium's contract is that any action of the
+action space may be stepped, and both checkers step unmasked samples;
+PettingZoo's `env()` does the same through `TerminateIllegalWrapper`), and
+a `render_mode` the environment cannot draw (SB3 asks for `"rgb_array"`) is
+kept with a warning, as `gymnasium.make` does, with `render()` then raising
+`ValueError`. `illegal_action="raise"` is the strict mode for debugging.
 
 | keyword          | values                                                    | default    |
 |------------------|-----------------------------------------------------------|------------|
 | `opponent`       | an agent name for `sixtysix_env.agents.make_agent`, or any object with `act(view, rng)` | `"random"` |
 | `learner_seat`   | `None` (drawn each episode), `0` or `1`                   | `None`     |
-| `illegal_action` | `"raise"` (raise `IllegalActionError`) or `"lose"` (end the episode with `illegal_reward`, as Gymnasium's `check_env` expects of any action in the space) | `"raise"` |
+| `illegal_action` | `"lose"` (end the episode with `illegal_reward`, as Gymnasium's `check_env` expects of any action in the space) or `"raise"` (raise `IllegalActionError`, nothing changes) | `"lose"` |
 | `illegal_reward` | with `"lose"`: a number <= minus the worst loss           | see above  |
 | `render_view`    | `"table"` (both hands) or `"learner"` (the learner's view) | `"table"` |
 | `rules`, `mode`, `hand_rewards`, `render_mode` | as above                     |            |
@@ -213,6 +243,12 @@ model = MaskablePPO("MultiInputPolicy", env).learn(10_000)
 ## Version history
 
 * v0: first release (sixtysix 0.1.0), observation format version 1.
+  Since then (same observations, actions and rewards): `infos` are the plain
+  numbers above on every step (they were a `HandResult` object under
+  `hand_result` on a hand's last step only, now `last_hand_result`); the
+  single-agent environment's `illegal_action` defaults to `"lose"` (was
+  `"raise"`) and keeps an unsupported `render_mode` with a warning; `env()`
+  gained `observation_format="flat"`. Other libraries: `docs/ecosystem.md`.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from sixtysix_env import (
     player_view,
     sixtysix_v0,
 )
+from sixtysix_env.env.core import HAND_REASONS
 from sixtysix_env.env.observation import OBS_SIZE, encode_view
 
 AGENTS = ("player_0", "player_1")
@@ -173,9 +174,17 @@ def test_match_ends_exactly_at_the_target(rules, weight):
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.randrange(len(legal))]))
             match = env.match
-            if "hand_result" in env.infos.get(agent, {}) and env.agents:
-                hands = env.infos[agent]["hands_played"]
+            if env.agents and env.infos[agent]["hand_over"]:
+                info = env.infos[agent]
+                hands = info["hands_played"]
                 assert hands == len(match.results)
+                res = env.last_hand_result
+                assert res is match.results[-1]
+                assert (info["hand_winner"], info["hand_reason"]) == (
+                    -1 if res.winner is None else res.winner,
+                    HAND_REASONS.index(res.reason),
+                )
+                assert [info["score_0"], info["score_1"]] == match.score
                 # The episode goes on exactly while nobody has reached the target.
                 assert all(env.terminations.values()) == (max(match.score) >= target)
         match = env.match

@@ -53,7 +53,7 @@ def test_gymnasium_make_after_import():
     env = gymnasium.make("SixtySix-v0", opponent="random")
     obs, info = env.reset(seed=0)
     assert set(obs) == {"observation", "action_mask"}
-    assert info["agent"] in ("player_0", "player_1")
+    assert info["learner_seat"] in (0, 1)
     assert isinstance(env.unwrapped, SixtySixEnv)
     env2 = gymnasium.make("SixtySix-v0", opponent=RandomAgent(), rules="santase", mode="match")
     assert env2.unwrapped.rules.name == "santase"
@@ -61,16 +61,17 @@ def test_gymnasium_make_after_import():
 
 @pytest.mark.parametrize("mode", ["hand", "match"])
 def test_check_env(mode):
-    # check_env steps random actions of the whole action space; in "lose" mode an
+    # check_env steps random actions of the whole action space; by default an
     # illegal one ends the episode (Gymnasium's contract) instead of raising.
-    env = gymnasium.make("SixtySix-v0", illegal_action="lose", mode=mode)
+    env = gymnasium.make("SixtySix-v0", mode=mode)
+    assert env.unwrapped.illegal_action == "lose"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any checker warning fails the test
         check_env(env.unwrapped)
 
 
-def test_default_mode_raises_on_an_illegal_learner_action():
-    env = SixtySixEnv()
+def test_raise_mode_raises_on_an_illegal_learner_action():
+    env = SixtySixEnv(illegal_action="raise")
     obs, _ = env.reset(seed=1)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match=r"by the learner .* legal actions:"):
@@ -82,7 +83,7 @@ def test_default_mode_raises_on_an_illegal_learner_action():
 
 
 def test_lose_mode_ends_the_episode_with_the_penalty():
-    env = SixtySixEnv(illegal_action="lose")
+    env = SixtySixEnv()  # "lose" is the default
     obs, _ = env.reset(seed=1)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     obs, reward, term, trunc, info = env.step(bad)

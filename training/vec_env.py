@@ -35,7 +35,11 @@ class SelfPlayVecEnv(VecEnv):
 
     def __init__(self, n_envs: int, pool: OpponentPool, rules: str = "altmisalti") -> None:
         self.pool = pool
-        self.envs = [SixtySixEnv(opponent="random", rules=rules) for _ in range(n_envs)]
+        # Strict: a masked learner never plays an illegal action, so one is a bug.
+        self.envs = [
+            SixtySixEnv(opponent="random", rules=rules, illegal_action="raise")
+            for _ in range(n_envs)
+        ]
         obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         super().__init__(n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         self.buf_obs = np.zeros((n_envs, OBS_SIZE), np.float32)

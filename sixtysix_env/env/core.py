@@ -9,6 +9,7 @@ player views only.
 from __future__ import annotations
 
 import random
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -16,7 +17,7 @@ from gymnasium import spaces
 
 from ..actions import NUM_ACTIONS, action_name
 from ..checks import is_int
-from ..engine import HandResult, State, new_hand
+from ..engine import FAILED_CLOSE, LAST_TRICK, TIE, WENT_OUT, HandResult, State, new_hand
 from ..errors import IllegalActionError
 from ..match import Match
 from ..render import render_state, render_view
@@ -27,6 +28,22 @@ from .observation import OBS_SIZE
 MODES = ("hand", "match")
 RENDER_MODES = ("human", "ansi")
 AGENTS = ("player_0", "player_1")
+#: ``info["hand_reason"]`` codes: how the hand that ended on this step ended
+#: (0: no hand ended). Numbers, not strings: TorchRL turns every info value
+#: into a tensor.
+HAND_REASONS = ("", WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE)
+_REASON_CODE = {r: i for i, r in enumerate(HAND_REASONS)}
+#: The keys of every step's ``info`` in both environments (see ``Table.info``).
+INFO_KEYS = (
+    "hands_played",
+    "hand_over",
+    "hand_winner",
+    "hand_game_points",
+    "hand_reason",
+    "score_0",
+    "score_1",
+    "winner",
+)
 #: The most game points one hand can lose.
 WORST_HAND_LOSS = 3
 
@@ -57,8 +74,14 @@ def make_spaces() -> tuple[spaces.Discrete, spaces.Dict]:
     return action_space, observation_space
 
 
-def check_options(rules, mode, hand_rewards, render_mode) -> tuple[RuleConfig, str, float]:
-    """Validate the shared options; returns (rule config, mode, hand reward weight)."""
+def check_options(
+    rules, mode, hand_rewards, render_mode, strict_render: bool = True
+) -> tuple[RuleConfig, str, float]:
+    """Validate the shared options; returns (rule config, mode, hand reward weight).
+
+    ``strict_render=False`` (the Gymnasium environment) accepts a render mode
+    it cannot draw with a warning, see :func:`check_render_mode`.
+    """
     if isinstance(rules, str) and rules not in PRESETS:
         raise ValueError(
             f"unknown rules {rules!r}; allowed: a preset name ({', '.join(map(repr, PRESETS))}) "
@@ -85,12 +108,36 @@ def check_options(rules, mode, hand_rewards, render_mode) -> tuple[RuleConfig, s
             "hand_rewards only applies to mode='match' (in mode='hand' the reward already "
             "is the hand's game points)"
         )
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(
-            f"unknown render_mode {render_mode!r}; allowed: None, "
-            + ", ".join(map(repr, RENDER_MODES))
-        )
+    check_render_mode(render_mode, strict_render)
     return config, mode, weight
+
+
+def render_mode_error(render_mode) -> ValueError:
+    return ValueError(
+        f"unknown render_mode {render_mode!r}; allowed: None, " + ", ".join(map(repr, RENDER_MODES))
+    )
+
+
+def check_render_mode(render_mode, strict: bool = True) -> None:
+    """Refuse an unknown render mode, or (``strict=False``) warn about a string one.
+
+    Not strict is Gymnasium's way: ``gymnasium.make`` only warns about a mode
+    missing from ``metadata["render_modes"]`` and its own environments fail
+    only when asked to draw in it. Stable-Baselines3's ``make_vec_env`` asks
+    every environment for ``"rgb_array"`` unless told otherwise, so refusing
+    it at construction would break that standard call for nothing: the mode
+    is kept and :meth:`render` raises naming the allowed modes.
+    """
+    if render_mode is None or render_mode in RENDER_MODES:
+        return
+    if strict or not isinstance(render_mode, str):
+        raise render_mode_error(render_mode)
+    warnings.warn(
+        f"render_mode {render_mode!r} is not supported (allowed: None, "
+        + ", ".join(map(repr, RENDER_MODES))
+        + "); the environment runs, and render() will raise",
+        stacklevel=3,
+    )
 
 
 def worst_loss(mode: str, target: int, weight: float) -> float:
@@ -139,10 +186,13 @@ class Table:
         self.match: Match | None = None
         self.state: State | None = None
         self.hands_played = 0
+        #: The engine's result of the last hand that ended in this episode, or None.
+        self.last_result: HandResult | None = None
 
     def deal(self, rng: random.Random) -> State:
         """Start an episode with deals (and the first dealer) from ``rng``."""
         self.hands_played = 0
+        self.last_result = None
         if self.mode == "hand":
             self.match = None
             self.state = new_hand(rng, rng.randrange(2), self.rules)
@@ -180,6 +230,7 @@ class Table:
             if res is None:
                 return None, False, (0.0, 0.0)
             self.hands_played = 1
+            self.last_result = res
             r0, r1 = res.returns()
             return res, True, (float(r0), float(r1))
         match = self.match
@@ -188,6 +239,7 @@ class Table:
         if res is None:
             return None, False, (0.0, 0.0)
         self.hands_played += 1
+        self.last_result = res
         g0, g1 = match.scored[-1]
         w = self.hand_weight
         r0 = w * (g0 - g1)
@@ -195,6 +247,67 @@ class Table:
         if over:
             r0 += 1.0 if match.winner == 0 else -1.0
         return res, over, (r0 + 0.0, -r0 + 0.0)
+
+    def info(self, result: HandResult | None) -> dict:
+        """The step's ``info``: the same keys on every step, numbers only.
+
+        ``result`` is the hand that ended on this step (None if none did).
+        ``hands_played``: hands ended so far in the episode; ``hand_over``:
+        whether one ended on this step, then its ``hand_winner`` (seat, -1
+        for a tie), ``hand_game_points`` and ``hand_reason`` (a code of
+        :data:`HAND_REASONS`), else -1, 0, 0; ``score_0`` / ``score_1``: the
+        game points each seat has scored in the episode; ``winner``: the
+        episode's winner once it is over (-1 before, or for a tied hand).
+        Replay buffers and loggers stack infos key by key, so a key that comes
+        and goes, or an object, breaks them (Tianshou's buffer fills the gaps
+        with NaN and then refuses it); the engine's ``HandResult`` stays on
+        the environment (``last_hand_result``).
+        """
+        m = self.match
+        if m is None and result is None:
+            # A hand-mode episode before its end (the common case, kept cheap).
+            return {
+                "hands_played": 0,
+                "hand_over": False,
+                "hand_winner": -1,
+                "hand_game_points": 0,
+                "hand_reason": 0,
+                "score_0": 0,
+                "score_1": 0,
+                "winner": -1,
+            }
+        if m is not None:
+            s0, s1 = m.score
+            winner = m.winner if m.is_over() else -1
+        else:
+            s0 = s1 = 0
+            winner = -1
+            res = self.state.result if self.state is not None else None
+            if res is not None and res.winner is not None:
+                winner = res.winner
+                if winner == 0:
+                    s0 = res.game_points
+                else:
+                    s1 = res.game_points
+        if result is None:
+            hand = (False, -1, 0, 0)
+        else:
+            hand = (
+                True,
+                -1 if result.winner is None else result.winner,
+                result.game_points if result.winner is not None else 0,
+                _REASON_CODE[result.reason],
+            )
+        return {
+            "hands_played": self.hands_played,
+            "hand_over": hand[0],
+            "hand_winner": hand[1],
+            "hand_game_points": hand[2],
+            "hand_reason": hand[3],
+            "score_0": s0,
+            "score_1": s1,
+            "winner": winner,
+        }
 
     def render(self, seat: int | None) -> str:
         state = self.state

@@ -25,10 +25,19 @@ import numpy as np
 
 from ..agents import make_agent
 from ..checks import as_seed, is_int
+from ..engine import HandResult
 from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
-from .core import AGENTS, Table, check_illegal_reward, check_options, make_spaces, worst_loss
+from .core import (
+    RENDER_MODES,
+    Table,
+    check_illegal_reward,
+    check_options,
+    make_spaces,
+    render_mode_error,
+    worst_loss,
+)
 from .observation import _encode
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -41,12 +50,22 @@ class SixtySixEnv(gymnasium.Env):
     Options: ``opponent`` (an agent object or name, default ``"random"``),
     ``rules``, ``mode``, ``hand_rewards``, ``render_mode`` as in
     ``sixtysix_v0``; ``learner_seat`` (``None``: drawn each episode, or 0/1);
-    ``illegal_action``: ``"raise"`` (default: an illegal learner action raises
-    :class:`~sixtysix_env.errors.IllegalActionError`) or ``"lose"`` (it ends
+    ``illegal_action``: ``"lose"`` (default: an illegal learner action ends
     the episode with ``illegal_reward``, by default minus the worst loss legal
-    play can bring, the Gymnasium convention that any action in the action
-    space may be stepped); ``render_view``: ``"table"`` (both hands) or
-    ``"learner"`` (the learner's view only).
+    play can bring; Gymnasium's contract is that any action of the action
+    space may be stepped, and its and SB3's ``check_env`` step unmasked
+    samples) or ``"raise"`` (strict: it raises
+    :class:`~sixtysix_env.errors.IllegalActionError` and changes nothing);
+    ``render_view``: ``"table"`` (both hands) or ``"learner"`` (the learner's
+    view only). A ``render_mode`` other than ``None``, ``"human"`` or
+    ``"ansi"`` (SB3's ``make_vec_env`` passes ``"rgb_array"``) is kept with a
+    warning, as Gymnasium does, and :meth:`render` then raises.
+
+    Every ``info`` (``reset`` and ``step``) has the same keys, all numbers:
+    ``learner_seat``, ``illegal_action`` (the id of an
+    illegal action that ended the episode, else -1) and those of
+    :data:`~sixtysix_env.env.core.INFO_KEYS`. The engine's ``HandResult`` of
+    the last hand is :attr:`last_hand_result`.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
@@ -58,12 +77,14 @@ class SixtySixEnv(gymnasium.Env):
         mode: str = "hand",
         hand_rewards: bool | float = False,
         learner_seat: int | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         illegal_reward: float | None = None,
         render_mode: str | None = None,
         render_view: str = "table",
     ) -> None:
-        config, mode, weight = check_options(rules, mode, hand_rewards, render_mode)
+        config, mode, weight = check_options(
+            rules, mode, hand_rewards, render_mode, strict_render=False
+        )
         if isinstance(opponent, str):
             opponent = make_agent(opponent)
         elif not callable(getattr(opponent, "act", None)):
@@ -100,6 +121,7 @@ class SixtySixEnv(gymnasium.Env):
         self.seat = 0
         self._over = True
         self._mask = np.zeros(34, np.int8)
+        self._quiet_info: dict = {}
 
     # -- the episode ------------------------------------------------------------
 
@@ -118,9 +140,10 @@ class SixtySixEnv(gymnasium.Env):
         self._over = False
         _, over, _ = self._opponent_moves()
         self._over = over
+        self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
-        return self._observe(), {"learner_seat": seat, "agent": AGENTS[seat]}
+        return self._observe(), self._quiet_info.copy()
 
     def step(self, action):
         table = self._table
@@ -137,22 +160,38 @@ class SixtySixEnv(gymnasium.Env):
                 raise table.legal_error(action, "the learner")
             self._over = True
             obs = self._observe()
-            return obs, self.illegal_reward, True, False, {"illegal_action": action}
+            info = self._quiet_info.copy()
+            info["illegal_action"] = action
+            return obs, self.illegal_reward, True, False, info
         seat = self.seat
         result, over, rewards = table.apply(action)
         reward = rewards[seat]
-        info: dict[str, Any] = {}
-        if result is not None:
-            info["hand_result"] = result
         if not over:
-            result, over, opp_reward = self._opponent_moves()
+            opp_result, over, opp_reward = self._opponent_moves()
             reward += opp_reward
-            if result is not None:
-                info["hand_result"] = result
+            if opp_result is not None:
+                result = opp_result
         self._over = over
+        if result is None:
+            info = self._quiet_info.copy()
+        else:
+            info = self._info(result)
+            if not over:  # a match goes on: the scores changed
+                self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, over, False, info
+
+    def _info(self, result) -> dict[str, Any]:
+        info = self._table.info(result)
+        info["learner_seat"] = self.seat
+        info["illegal_action"] = -1
+        return info
+
+    @property
+    def last_hand_result(self) -> HandResult | None:
+        """The engine's ``HandResult`` of the last hand ended in this episode (or None)."""
+        return self._table.last_result
 
     def _opponent_moves(self):
         """Let the opponent act until it is the learner's turn or the episode ends."""
@@ -197,6 +236,8 @@ class SixtySixEnv(gymnasium.Env):
                 "You are calling render method without specifying any render mode."
             )
             return None
+        if self.render_mode not in RENDER_MODES:
+            raise render_mode_error(self.render_mode)
         if self._table.state is None:
             return None
         text = self._table.render(self.seat if self.render_view == "learner" else None)

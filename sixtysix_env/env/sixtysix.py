@@ -10,6 +10,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..checks import as_seed, is_int
+from ..engine import HandResult
 from ..rules import RuleConfig
 from ..view import player_view
 from .core import (
@@ -24,6 +25,8 @@ from .core import (
 )
 from .observation import _encode
 
+OBSERVATION_FORMATS = ("dict", "flat")
+
 
 def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` inside PettingZoo's standard wrappers.
@@ -34,14 +37,29 @@ def env(**kwargs: Any) -> AECEnv:
     the other agent gets 0). It may not be milder than that worst loss.
     An action outside 0-33 fails an assertion (``AssertOutOfBoundsWrapper``);
     calls out of order raise (``OrderEnforcingWrapper``).
+
+    ``observation_format``: ``"dict"`` (default, ``{"observation",
+    "action_mask"}``) or ``"flat"`` (one ``Box`` of 383, the mask last, for
+    SuperSuit's observation wrappers: see
+    :class:`~sixtysix_env.env.wrappers.FlatObservation`).
     """
     illegal_reward = kwargs.pop("illegal_reward", None)
+    observation_format = kwargs.pop("observation_format", "dict")
+    if observation_format not in OBSERVATION_FORMATS:
+        raise ValueError(
+            f"unknown observation_format {observation_format!r}; allowed: "
+            + ", ".join(map(repr, OBSERVATION_FORMATS))
+        )
     base = raw_env(**kwargs)
     worst = base.worst_loss()
     illegal_reward = check_illegal_reward(illegal_reward, worst)
     e = _TerminateIllegalWrapper(base, illegal_reward=float(illegal_reward))
     e = _AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
+    if observation_format == "flat":
+        from .wrappers import FlatObservation
+
+        e = FlatObservation(e)
     return e
 
 
@@ -154,7 +172,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
+        self.infos = self._quiet_infos()
         self._rewarded = False
         self._infos_set = False
         self._obs = [None, None]
@@ -181,7 +199,7 @@ class raw_env(AECEnv):
             self.rewards = {a: 0.0 for a in AGENTS}
             self._rewarded = False
         if self._infos_set:
-            self.infos = {a: {} for a in AGENTS}
+            self.infos = self._quiet_infos()
             self._infos_set = False
         result, over, (r0, r1) = table.apply(action)
         self._obs = [None, None]
@@ -189,9 +207,9 @@ class raw_env(AECEnv):
             self.rewards = {AGENTS[0]: r0, AGENTS[1]: r1}
             self._rewarded = True
             self._accumulate_rewards()
-            self.infos = {
-                a: {"hand_result": result, "hands_played": table.hands_played} for a in AGENTS
-            }
+            # Infos change only when a hand ends (and back on the next step),
+            # so a quiet step builds none.
+            self.infos = {a: table.info(result) for a in AGENTS}
             self._infos_set = True
         if over:
             self.terminations = {a: True for a in AGENTS}
@@ -215,6 +233,18 @@ class raw_env(AECEnv):
         if cached is None:
             cached = self._obs[seat] = _encode(player_view(self._table.state, seat))
         return {"observation": cached[0].copy(), "action_mask": cached[1].copy()}
+
+    def _quiet_infos(self) -> dict[str, dict]:
+        return {a: self._table.info(None) for a in AGENTS}
+
+    @property
+    def last_hand_result(self) -> HandResult | None:
+        """The engine's ``HandResult`` of the last hand ended in this episode (or None).
+
+        ``infos`` carry its plain figures (winner, game points, reason); this
+        is the rich object, with ``explain()``.
+        """
+        return self._table.last_result
 
     # -- display ------------------------------------------------------------
 

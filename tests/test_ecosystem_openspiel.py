@@ -1,0 +1,99 @@
+"""OpenSpiel: the game registered as a Python game, checked by OpenSpiel and against the engine."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from _ecosystem import require
+
+pyspiel = require("pyspiel", "openspiel")
+
+from open_spiel.python.algorithms import ismcts, mcts
+
+from sixtysix_env import PRESETS
+from sixtysix_env.engine import deal_from_deck
+from sixtysix_env.env.observation import encode_view
+from sixtysix_env.openspiel_game import GAME_NAME, MAX_MOVES, SixtySixState
+from sixtysix_env.view import player_view
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+def test_openspiel_random_sim_test(rules):
+    game = pyspiel.load_game(GAME_NAME, {"rules": rules})
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_same_game_as_the_engine():
+    game = pyspiel.load_game(GAME_NAME)
+    assert game.num_distinct_actions() == 34
+    assert game.observation_tensor_shape() == [349]
+    assert game.information_state_tensor_shape() == [349 + MAX_MOVES * 36]
+    rng = random.Random(0)
+    for _ in range(20):
+        state = game.new_initial_state()
+        chance = []
+        while state.is_chance_node():
+            action = rng.choice([a for a, _p in state.chance_outcomes()])
+            chance.append(action)
+            state.apply_action(action)
+        engine = deal_from_deck(chance[1:], chance[0], PRESETS["altmisalti"])
+        while not state.is_terminal():
+            assert state.current_player() == engine.current_player()
+            assert state.legal_actions() == engine.legal_actions()
+            for seat in (0, 1):
+                expect = encode_view(player_view(engine, seat))
+                assert np.array_equal(np.asarray(state.observation_tensor(seat)), expect)
+                info = np.asarray(state.information_state_tensor(seat))
+                assert np.array_equal(info[:349], expect)
+            action = rng.choice(engine.legal_actions())
+            state.apply_action(action)
+            engine = engine.apply(action)
+        assert engine.result is not None
+        assert state.returns() == [float(r) for r in engine.result.returns()]
+
+
+def test_resample_keeps_the_information_state():
+    game = pyspiel.load_game(GAME_NAME)
+    state = game.new_initial_state()
+    rng = random.Random(1)
+    while len(state.moves) < 3:  # too early for a hand to end
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _p in state.chance_outcomes()]))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    worlds = set()
+    for _ in range(10):
+        sample = state.resample_from_infostate(player, sampler)
+        assert isinstance(sample, SixtySixState)
+        key = sample.information_state_string(player)
+        assert key == state.information_state_string(player)
+        assert sample.legal_actions() == state.legal_actions()
+        worlds.add(sample.engine.hand(1 - player))
+    assert len(worlds) > 1  # the opponent's hidden cards do change
+
+
+def test_ismcts_bot_plays_against_a_random_bot(monkeypatch):
+    samples = []
+    resample = SixtySixState.resample_from_infostate
+
+    def counted(self, player, sampler):
+        samples.append(player)
+        return resample(self, player, sampler)
+
+    monkeypatch.setattr(SixtySixState, "resample_from_infostate", counted)
+    game = pyspiel.load_game(GAME_NAME)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    for seat in (0, 1):
+        bot = ismcts.ISMCTSBot(
+            game, evaluator, uct_c=2.0, max_simulations=25, random_state=np.random.RandomState(0)
+        )
+        random_bot = pyspiel.make_uniform_random_bot(1 - seat, 7)
+        bots = [bot, random_bot] if seat == 0 else [random_bot, bot]
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seat)
+        assert returns[0] == -returns[1] and abs(returns[0]) <= 3
+    # The bot searched: 25 sampled worlds per decision.
+    assert len(samples) >= 2 * 25 * 6 and len(samples) % 25 == 0

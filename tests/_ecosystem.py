@@ -1,8 +1,9 @@
 """Importing an optional RL library in the ecosystem tests.
 
-Locally a missing library skips its test, naming the extra to install. In CI
-(``CI`` set) it fails: CI installs every extra, so a library that did not
-install must be reported, not skipped silently. A library CI runs in its own
+Locally a missing library skips its test, naming the extra to install. Where
+``.ci/run`` installed the extras (it sets ``SIXTYSIX_REQUIRE_EXTRAS``), and in
+CI (``CI`` set), it fails: a library that did not install must be reported,
+not skipped silently. A library CI runs in its own
 virtual environment (its pins conflict with the dev environment) is named by
 ``own_venv``: its tests run only where that variable is set.
 """
@@ -16,9 +17,13 @@ from types import ModuleType
 import pytest
 
 
+def _required() -> bool:
+    return bool(os.environ.get("SIXTYSIX_REQUIRE_EXTRAS") or os.environ.get("CI"))
+
+
 def require(module: str, extra: str, own_venv: str | None = None) -> ModuleType:
     """Import ``module`` for a test that needs the ``extra`` of sixtysix."""
-    if own_venv is not None and os.environ.get("CI") and not os.environ.get(own_venv):
+    if own_venv is not None and _required() and not os.environ.get(own_venv):
         pytest.skip(
             f"{module} runs in its own virtual environment in CI ({own_venv}=1)",
             allow_module_level=True,
@@ -26,7 +31,7 @@ def require(module: str, extra: str, own_venv: str | None = None) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as e:
-        if os.environ.get("CI"):
+        if _required():
             raise ImportError(
                 f"{module} is not installed in CI; install sixtysix[{extra}] ({e})"
             ) from e

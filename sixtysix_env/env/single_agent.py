@@ -231,6 +231,12 @@ class SixtySixEnv(gymnasium.Env):
     # -- display ------------------------------------------------------------
 
     def render(self) -> str | None:
+        """The table as text, from the learner's seat.
+
+        ``render_mode="ansi"`` returns the text, ``"human"`` prints it (and
+        returns None); with no render mode it warns and returns None. There is
+        no picture (``rgb_array``): this is a card game told in text.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode."

@@ -249,6 +249,12 @@ class raw_env(AECEnv):
     # -- display ------------------------------------------------------------
 
     def render(self) -> str | None:
+        """The table as text, from ``render_agent``'s seat, or a neutral picture when it is None.
+
+        ``render_mode="ansi"`` returns the text, ``"human"`` prints it (and
+        returns None); with no render mode it warns and returns None. There is
+        no picture (``rgb_array``): this is a card game told in text.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode."

@@ -631,7 +631,12 @@ def run(args: argparse.Namespace) -> int:
             f"network {t.net_arch} {t.activation}, seed {t.seed}; run folder {run_dir}",
             flush=True,
         )
-        train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+        try:
+            train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+        except ClusterError:
+            if not args.resume:  # nothing trained: leave no half-made run folder behind
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
     except ConfigError as e:
         print(f"sixtysix train: {e}", file=sys.stderr)
         return 2

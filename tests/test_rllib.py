@@ -67,8 +67,8 @@ def test_adapter_refuses_an_environment_without_the_mask():
 
 yaml = pytest.importorskip("yaml")
 
-from training.config import ConfigError  # noqa: E402
-from training.rllib.config import describe_options, load_config  # noqa: E402
+from training.config import ConfigError
+from training.rllib.config import describe_options, load_config
 
 
 def _write(tmp_path, text: str) -> str:
@@ -87,7 +87,10 @@ def test_shipped_rllib_configs_load(name):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("num_env_runner: 2\n", "unknown option 'num_env_runner' (did you mean 'num_env_runners'?)"),
+        (
+            "num_env_runner: 2\n",
+            "unknown option 'num_env_runner' (did you mean 'num_env_runners'?)",
+        ),
         ("bc_teacher: heuristic\n", "'bc_teacher' is not supported by the rllib backend"),
         ("n_envs: 8\n", "use num_env_runners and num_envs_per_env_runner"),
         ("num_env_runners: -1\n", "'num_env_runners' got -1; it must not be negative"),
@@ -116,7 +119,9 @@ def test_train_command_picks_the_backend_from_the_config(tmp_path):
 
     ns = argparse.Namespace(backend=None, resume=None, config=TINY)
     assert _backend(ns) == "rllib"
-    ns = argparse.Namespace(backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml"))
+    ns = argparse.Namespace(
+        backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml")
+    )
     assert _backend(ns) == "sb3"
 
 
@@ -325,9 +330,9 @@ def test_opponent_modules_play_legal_moves():
             action_space=spaces.Discrete(34),
             model_config={"kind": kind, "slot": slot, "seed": 0},
         ).build()
-        actions = module.forward_exploration(
-            {Columns.OBS: dict(batch[Columns.OBS])}
-        )[Columns.ACTIONS].numpy()
+        actions = module.forward_exploration({Columns.OBS: dict(batch[Columns.OBS])})[
+            Columns.ACTIONS
+        ].numpy()
         assert masks[np.arange(len(actions)), actions].all(), kind
         if kind == "heuristic":
             np.testing.assert_array_equal(actions, hint.argmax(-1))
@@ -357,9 +362,19 @@ def tiny_run(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("rllib")
     r = _cli(
         [
-            "train", "--backend", "rllib", "--config", TINY,
-            "--set", "total_timesteps=24000", "--set", "eval_every=12000",
-            "--set", "snapshot_every=8000", "--set", "num_cpus=2",
+            "train",
+            "--backend",
+            "rllib",
+            "--config",
+            TINY,
+            "--set",
+            "total_timesteps=24000",
+            "--set",
+            "eval_every=12000",
+            "--set",
+            "snapshot_every=8000",
+            "--set",
+            "num_cpus=2",
         ],
         str(cwd),
     )
@@ -370,8 +385,15 @@ def tiny_run(tmp_path_factory):
 def test_tiny_run_writes_its_run_folder(tiny_run):
     _, run_dir, out = tiny_run
     for rel in (
-        "config.yaml", "progress.csv", "eval.jsonl", "summary.json", "policy.npz",
-        "best/policy.npz", "best/eval.json", "latest/policy.npz", "latest/state.json",
+        "config.yaml",
+        "progress.csv",
+        "eval.jsonl",
+        "summary.json",
+        "policy.npz",
+        "best/policy.npz",
+        "best/eval.json",
+        "latest/policy.npz",
+        "latest/state.json",
         "latest/checkpoint",
     ):
         assert os.path.exists(os.path.join(run_dir, rel)), rel
@@ -379,11 +401,15 @@ def test_tiny_run_writes_its_run_folder(tiny_run):
     assert os.listdir(os.path.join(run_dir, "tb"))
     with open(os.path.join(run_dir, "eval.jsonl"), encoding="utf-8") as f:
         evals = [json.loads(line) for line in f]
-    assert [e["steps"] for e in evals][0] == 0 and evals[-1]["steps"] >= 24000
+    assert evals[0]["steps"] == 0 and evals[-1]["steps"] >= 24000
     with open(os.path.join(run_dir, "progress.csv"), encoding="utf-8") as f:
         header = f.readline()
-    for chart in ("charts/SPS", "charts/return_vs_random", "charts/return_vs_heuristic",
-                  "losses/policy_gradient_loss"):
+    for chart in (
+        "charts/SPS",
+        "charts/return_vs_random",
+        "charts/return_vs_heuristic",
+        "losses/policy_gradient_loss",
+    ):
         assert chart in header, chart
     assert "eval gp/hand vs random" in out
 
@@ -392,8 +418,10 @@ def test_tiny_run_export_beats_random(tiny_run):
     """The exported file loads without ray or torch and beats random over 1,000 paired deals."""
     cwd, run_dir, _ = tiny_run
     out = os.path.join(str(cwd), "tiny.npz")
-    r = _cli(["export", run_dir, "-o", out, "--eval-deals", "1000", "--eval-opponents", "random"],
-             str(cwd))
+    r = _cli(
+        ["export", run_dir, "-o", out, "--eval-deals", "1000", "--eval-opponents", "random"],
+        str(cwd),
+    )
     assert r.returncode == 0, r.stderr
     code = (
         "import sys, json; sys.modules['torch'] = None; sys.modules['ray'] = None\n"
@@ -401,8 +429,13 @@ def test_tiny_run_export_beats_random(tiny_run):
         f"a = load_policy({out!r}); r = a.metadata['evaluation']['at_export']['against']\n"
         "print(json.dumps([a.metadata['training']['algorithm'], r['random']]))"
     )
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
     algorithm, vs_random = json.loads(p.stdout)
     assert "RLlib" in algorithm
     assert vs_random["paired_deals"] == 1000
@@ -420,8 +453,10 @@ def test_tiny_run_resumes(tiny_run):
 
 def test_impossible_resources_and_unreachable_cluster_fail_clearly(tmp_path):
     _ray()
-    r = _cli(["train", "--config", TINY, "--set", "num_cpus=1", "--set", "num_env_runners=3"],
-             str(tmp_path))
+    r = _cli(
+        ["train", "--config", TINY, "--set", "num_cpus=1", "--set", "num_env_runners=3"],
+        str(tmp_path),
+    )
     assert r.returncode == 2
     assert "asks Ray for 3 CPUs" in r.stderr and "has 1 CPUs" in r.stderr
     r = _cli(["train", "--config", TINY, "--set", "address=ray://127.0.0.1:1"], str(tmp_path))

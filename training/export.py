@@ -269,30 +269,24 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.endswith(".npz"):
         print(f"sixtysix export: the output must end in .npz, got {args.output!r}", file=sys.stderr)
         return 2
+    from .rllib.train import is_rllib_run
+
+    if os.path.isdir(args.model) and is_rllib_run(args.model):
+        from .rllib.export import run as run_rllib  # RLlib runs keep numpy policies already
+
+        return run_rllib(args)
     try:
-        from .rllib.train import is_rllib_run
-
-        if os.path.isdir(args.model) and is_rllib_run(args.model):
-            # A run of the RLlib backend keeps numpy policies already (docs/rllib.md).
-            from .rllib.export import export_run
-
-            model_path = os.path.join(args.model, args.which)
-            record = export_run(
-                args.model, args.output, args.which, args.name, args.eval_deals,
-                args.eval_opponents, args.eval_seed, args.workers,
-            )
-        else:
-            model_path, run_dir = find_model(args.model, args.which)
-            record = export_model(
-                model_path,
-                args.output,
-                run_dir,
-                args.name,
-                args.eval_deals,
-                args.eval_opponents,
-                args.eval_seed,
-                args.workers,
-            )
+        model_path, run_dir = find_model(args.model, args.which)
+        record = export_model(
+            model_path,
+            args.output,
+            run_dir,
+            args.name,
+            args.eval_deals,
+            args.eval_opponents,
+            args.eval_seed,
+            args.workers,
+        )
     except (FileNotFoundError, ExportError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1

@@ -33,7 +33,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-__all__ = ["OBS_KEY", "MASK_KEY", "RLlibObservationWrapper", "rllib_env"]
+__all__ = ["MASK_KEY", "OBS_KEY", "RLlibObservationWrapper", "rllib_env"]
 
 #: The keys RLlib's ActionMaskingRLModule reads.
 OBS_KEY = "observations"
@@ -96,4 +96,3 @@ def rllib_env(**kwargs: Any):
     from ..sixtysix_v0 import env
 
     return PettingZooEnv(RLlibObservationWrapper(env(**kwargs)))
-

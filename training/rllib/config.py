@@ -65,13 +65,11 @@ class RLlibOptions:
     train_batch_size: int = 4096
     """Environment steps sampled per PPO iteration (per learner)."""
     self_weight: float = 0.0
-    """Sampling weight of mirror games, the learner on both seats (both seats' moves train it)."""
+    """Weight of mirror games (the learner on both seats, both seats' moves training it), on the scale where the pool's opponents together weigh 1."""
 
 
 RLLIB_FIELDS = tuple(f.name for f in dataclasses.fields(RLlibOptions))
-SHARED_FIELDS = tuple(
-    f.name for f in dataclasses.fields(TrainConfig) if f.name not in UNSUPPORTED
-)
+SHARED_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig) if f.name not in UNSUPPORTED)
 
 
 @dataclass

@@ -89,7 +89,11 @@ def export_run(
     if eval_deals > 0:
         agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
         figures = evaluate_agent(
-            agent, eval_opponents or ["random", "heuristic"], eval_deals, eval_seed, t.rules,
+            agent,
+            eval_opponents or ["random", "heuristic"],
+            eval_deals,
+            eval_seed,
+            t.rules,
             eval_workers,
         )
         record["evaluation"]["at_export"] = {
@@ -101,3 +105,37 @@ def export_run(
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing
     return written
+
+
+def run(args) -> int:
+    """``sixtysix export RUN_DIR -o FILE`` for an RLlib run (the arguments of ``training.export``)."""
+    import sys
+
+    try:
+        record = export_run(
+            args.model,
+            args.output,
+            args.which,
+            args.name,
+            args.eval_deals,
+            args.eval_opponents,
+            args.eval_seed,
+            args.workers,
+        )
+    except (FileNotFoundError, ValueError) as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 1
+    size = os.path.getsize(args.output)
+    print(
+        f"wrote {args.output} ({size / 1024:.0f} KiB) from {os.path.join(args.model, args.which)} "
+        f"(RLlib run), {record['training']['steps']} training steps"
+    )
+    at = (record.get("evaluation") or {}).get("at_export")
+    if at:
+        for opp, f in at["against"].items():
+            lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
+            print(
+                f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
+                f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
+            )
+    return 0

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 

@@ -30,6 +30,7 @@ import argparse
 import csv
 import functools
 import json
+import math
 import os
 import shutil
 import socket
@@ -97,7 +98,9 @@ def init_ray(cfg: RLlibConfig, printer=print) -> str:
         )
         where = "local Ray"
     res = ray.cluster_resources()
-    need_cpu = o.num_env_runners * o.num_cpus_per_env_runner + o.num_learners * o.num_cpus_per_learner
+    need_cpu = (
+        o.num_env_runners * o.num_cpus_per_env_runner + o.num_learners * o.num_cpus_per_learner
+    )
     need_gpu = o.num_learners * o.num_gpus_per_learner
     if o.num_learners == 0 and o.num_gpus_per_learner > 0:
         need_gpu = o.num_gpus_per_learner
@@ -239,7 +242,7 @@ def _scalar(v: Any) -> float | None:
         f = float(v)
     except (TypeError, ValueError):
         return None
-    return f if f == f else None  # drop NaN
+    return None if math.isnan(f) else f
 
 
 class Metrics:
@@ -336,7 +339,9 @@ class Run:
             with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
                 self.state = json.load(f)
             self.pool.restore(run_dir, self.state.pop("pool", {}))
-            self.algo.restore_from_path(os.path.abspath(os.path.join(run_dir, "latest", "checkpoint")))
+            self.algo.restore_from_path(
+                os.path.abspath(os.path.join(run_dir, "latest", "checkpoint"))
+            )
             self.state["wall_time_before_s"] = self.state.get("wall_time_s", 0.0)
             printer(
                 f"resuming {run_dir} at {self.state['steps']:,} steps "
@@ -505,9 +510,9 @@ class Run:
             )
             if self._due(t.snapshot_every, "snapshot"):
                 self._timed(self.snapshot)
-            if self._due(t.eval_every, "eval") or steps >= t.total_timesteps:
-                if self.state.get("last", {}).get("eval") != steps:
-                    self._timed(self.evaluate)
+            due = self._due(t.eval_every, "eval") or steps >= t.total_timesteps
+            if due and self.state.get("last", {}).get("eval") != steps:
+                self._timed(self.evaluate)
             if self._due(t.save_every, "save") or steps >= t.total_timesteps:
                 self._timed(self.save_latest)
         learning_s = time.perf_counter() - self._t0 - self.side_seconds
@@ -529,9 +534,7 @@ class Run:
         self.algo.stop()
 
 
-def train(
-    cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print
-) -> dict[str, Any]:
+def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -> dict[str, Any]:
     """Train (or resume) the run in ``run_dir`` on Ray; returns its summary."""
     import ray
     import torch

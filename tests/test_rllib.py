@@ -91,7 +91,7 @@ def test_shipped_rllib_configs_load(name):
             "num_env_runner: 2\n",
             "unknown option 'num_env_runner' (did you mean 'num_env_runners'?)",
         ),
-        ("bc_teacher: heuristic\n", "'bc_teacher' is not supported by the rllib backend"),
+        ("progress_bar: false\n", "'progress_bar' is not supported by the rllib backend"),
         ("n_envs: 8\n", "use num_env_runners and num_envs_per_env_runner"),
         ("num_env_runners: -1\n", "'num_env_runners' got -1; it must not be negative"),
         ("num_env_runners: two\n", "'num_env_runners' must be integer"),
@@ -111,7 +111,7 @@ def test_options_listing_covers_both_groups():
     text = describe_options()
     assert "num_env_runners: integer = 0" in text
     assert "baseline_weights:" in text
-    assert "bc_teacher" not in text
+    assert "n_envs" not in text and "bc_teacher" in text
 
 
 def test_train_command_picks_the_backend_from_the_config(tmp_path):
@@ -295,6 +295,26 @@ def test_export_is_a_weights_copy_of_the_learner(activation):
     np.testing.assert_array_equal(
         np.where(legal, mine, -np.inf).argmax(-1), np.where(legal, logits, -np.inf).argmax(-1)
     )
+
+
+def test_behaviour_cloning_fits_the_learner_module():
+    """The SB3 path's cloning code, through ModuleAsPolicy, fits RLlib's masking module."""
+    _ray()
+    import torch
+
+    from training import bc
+    from training.rllib.bc import ModuleAsPolicy
+    from training.rllib.config import config_from_dict
+    from training.rllib.train import learner_spec
+
+    module = learner_spec(config_from_dict({"net_arch": [32]}), standalone=True).build()
+    data = bc.collect("heuristic", "teacher", 200, "altmisalti", 0)
+    policy = ModuleAsPolicy(module)
+    tensors = [torch.as_tensor(data[k]) for k in ("obs", "masks", "actions")]
+    before = bc.accuracy(policy, *tensors)
+    stats = bc.pretrain(policy, data, 3, 256, 1e-3, True, 0)
+    assert stats["epochs"][-1]["accuracy"] > before + 0.1
+    assert stats["epochs"][-1]["value_loss"] is not None
 
 
 def test_opponent_modules_play_legal_moves():

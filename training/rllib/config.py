@@ -26,13 +26,6 @@ UNSUPPORTED: dict[str, str] = {
     "target_kl": "RLlib's PPO has no early stop on KL; leave it out",
     "progress_bar": "the RLlib backend prints one line per iteration",
     "eval_workers": "evaluation runs in the driver process",
-    "bc_teacher": "behaviour cloning is only in the SB3 backend",
-    "bc_hands": "behaviour cloning is only in the SB3 backend",
-    "bc_opponent": "behaviour cloning is only in the SB3 backend",
-    "bc_epochs": "behaviour cloning is only in the SB3 backend",
-    "bc_batch_size": "behaviour cloning is only in the SB3 backend",
-    "bc_learning_rate": "behaviour cloning is only in the SB3 backend",
-    "bc_value": "behaviour cloning is only in the SB3 backend",
 }
 
 #: Baselines the league can field as RLlib modules (see :mod:`.modules`).

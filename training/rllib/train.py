@@ -118,16 +118,44 @@ def init_ray(cfg: RLlibConfig, printer=print) -> str:
 # -- the algorithm ----------------------------------------------------------------------
 
 
-def build_algo(cfg: RLlibConfig, pool: OpponentPool):
-    """RLlib's PPO: the learner, the league's modules and the policy mapping."""
-    import torch
-    from ray.rllib.algorithms.ppo import PPOConfig
+def learner_spec(cfg: RLlibConfig, standalone: bool = False):
+    """The learner's RLModuleSpec; ``standalone`` adds the spaces, to build it outside RLlib."""
+    from gymnasium import spaces
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
         ActionMaskingTorchRLModule,
     )
+
+    from sixtysix_env.env.rllib import RLlibObservationWrapper
+    from sixtysix_env.sixtysix_v0 import raw_env
+
+    t = cfg.train
+    extra = {}
+    if standalone:
+        env = RLlibObservationWrapper(raw_env(rules=t.rules))
+        extra = {
+            "observation_space": env.observation_space(env.possible_agents[0]),
+            "action_space": spaces.Discrete(env.action_space(env.possible_agents[0]).n),
+        }
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config=DefaultModelConfig(
+            fcnet_hiddens=list(t.net_arch),
+            fcnet_activation=t.activation,
+            vf_share_layers=False,
+            head_fcnet_hiddens=[],
+        ),
+        **extra,
+    )
+
+
+def build_algo(cfg: RLlibConfig, pool: OpponentPool):
+    """RLlib's PPO: the learner, the league's modules and the policy mapping."""
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
     from .callbacks import LeagueCallback
@@ -137,17 +165,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     t, o = cfg.train, cfg.rllib
     torch.manual_seed(t.seed)
     register_env(ENV_NAME, make_env)
-    specs = {
-        LEARNER: RLModuleSpec(
-            module_class=ActionMaskingTorchRLModule,
-            model_config=DefaultModelConfig(
-                fcnet_hiddens=list(t.net_arch),
-                fcnet_activation=t.activation,
-                vf_share_layers=False,
-                head_fcnet_hiddens=[],
-            ),
-        )
-    }
+    specs = {LEARNER: learner_spec(cfg)}
     for name in LEAGUE_BASELINES:
         if t.baseline_weights.get(name, 0) > 0:
             specs[name] = RLModuleSpec(
@@ -351,6 +369,16 @@ class Run:
         self.metrics = Metrics(run_dir)
         self._t0 = time.perf_counter()
         self.side_seconds = 0.0
+        if t.bc_teacher and not resume:
+            from .bc import warm_start
+
+            t_bc = time.perf_counter()
+            self.state["bc"] = warm_start(
+                self.algo, learner_spec(cfg, standalone=True), cfg, printer
+            )
+            self.side_seconds += time.perf_counter() - t_bc
+            last = self.state["bc"]["epochs"][-1]
+            self.metrics.writer.add_scalar("charts/bc_accuracy", last["accuracy"], 0)
 
     # -- league ------------------------------------------------------------------
 
@@ -560,6 +588,7 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
             "best_score": run.state.get("best_score"),
             "best_steps": run.state.get("best_steps"),
             "best_metric": cfg.train.best_metric,
+            "bc": run.state.get("bc"),
             "machine": _machine(),
             "ray": where,
             "num_env_runners": cfg.rllib.num_env_runners,
@@ -636,7 +665,7 @@ def run(args: argparse.Namespace) -> int:
         )
         try:
             train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
-        except ClusterError:
+        except (ClusterError, ImportError):
             if not args.resume:  # nothing trained: leave no half-made run folder behind
                 shutil.rmtree(run_dir, ignore_errors=True)
             raise

@@ -462,11 +462,16 @@ def test_tiny_run_export_beats_random(tiny_run):
     assert vs_random["gp_ci95"][0] > 0.2, vs_random
 
 
-def test_tiny_run_resumes(tiny_run):
+def test_tiny_run_resumes_on_two_env_runners(tiny_run):
+    """A resume (learner, optimizer, pool) that samples in two Ray actors instead of the driver."""
     cwd, run_dir, _ = tiny_run
-    r = _cli(["train", "--resume", run_dir, "--set", "total_timesteps=28000"], str(cwd))
+    r = _cli(
+        ["train", "--resume", run_dir, "--set", "total_timesteps=28000"]
+        + ["--set", "num_env_runners=2"],
+        str(cwd),
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "resuming" in r.stdout
+    assert "resuming" in r.stdout and "2 env runners" in r.stdout
     with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
         assert json.load(f)["steps"] >= 28000
 

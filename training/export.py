@@ -295,6 +295,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.endswith(".npz"):
         print(f"sixtysix export: the output must end in .npz, got {args.output!r}", file=sys.stderr)
         return 2
+    from .rllib.train import is_rllib_run
+
+    if os.path.isdir(args.model) and is_rllib_run(args.model):
+        from .rllib.export import run as run_rllib  # RLlib runs keep numpy policies already
+
+        return run_rllib(args)
     try:
         model_path, run_dir = find_model(args.model, args.which)
         record = export_model(

@@ -320,13 +320,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--force", action="store_true", help="replace an existing run folder instead of refusing"
     )
     parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        help="training engine: sb3 (MaskablePPO, default) or rllib (Ray RLlib PPO, [rllib] extra)",
+    )
+    parser.add_argument(
         "--list-options",
         action="store_true",
         help="print every option with its type, default and meaning",
     )
 
 
+def _backend(args: argparse.Namespace) -> str:
+    """--backend, else what the config or the resumed run folder says (``backend: rllib``)."""
+    from .rllib.train import is_rllib_run
+
+    if getattr(args, "backend", None):
+        return args.backend
+    path = args.resume or args.config
+    return "rllib" if path and is_rllib_run(path) else "sb3"
+
+
 def run(args: argparse.Namespace) -> int:
+    if _backend(args) == "rllib":
+        from .rllib.train import run as run_rllib  # Ray RLlib backend: docs/rllib.md
+
+        return run_rllib(args)
     if args.list_options:
         print(describe_options())
         return 0

@@ -1,0 +1,489 @@
+"""The RLlib backend: the observation adapter, its config, the league and a smoke run.
+
+The adapter and config tests need only the core (and PyYAML); the rest
+needs Ray RLlib (the ``[rllib]`` extra; CI runs them in their own virtual
+environment, see ``.ci/run``) and is skipped without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sixtysix_env import sixtysix_v0
+from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY, RLlibObservationWrapper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = os.path.join(ROOT, "configs", "rllib-tiny.yaml")
+
+
+# -- the adapter (core only) ---------------------------------------------------------------
+
+
+def test_adapter_renames_the_keys_and_keeps_the_game():
+    plain = sixtysix_v0.env()
+    wrapped = RLlibObservationWrapper(sixtysix_v0.env())
+    plain.reset(seed=3)
+    wrapped.reset(seed=3)
+    space = wrapped.observation_space("player_0")
+    assert set(space.spaces) == {OBS_KEY, MASK_KEY}
+    steps = 0
+    for agent in wrapped.agent_iter():
+        obs, reward, term, trunc, _ = wrapped.last()
+        ref, ref_reward, *_ = plain.last()
+        assert plain.agent_selection == agent
+        assert set(obs) == {OBS_KEY, MASK_KEY}
+        assert obs[MASK_KEY].dtype == np.float32
+        np.testing.assert_array_equal(obs[OBS_KEY], ref["observation"])
+        np.testing.assert_array_equal(obs[MASK_KEY], ref["action_mask"])
+        assert space.contains(obs)
+        assert reward == ref_reward
+        action = None if term or trunc else int(np.flatnonzero(obs[MASK_KEY])[-1])
+        wrapped.step(action)
+        plain.step(action)
+        steps += 1
+    assert steps > 6
+
+
+def test_adapter_refuses_an_environment_without_the_mask():
+    from pettingzoo.utils.wrappers import BaseWrapper
+
+    class NoMask(BaseWrapper):
+        def observation_space(self, agent):
+            return self.env.observation_space(agent)["observation"]
+
+    with pytest.raises(ValueError, match="'observation' and 'action_mask'"):
+        RLlibObservationWrapper(NoMask(sixtysix_v0.raw_env()))
+
+
+# -- config (core + PyYAML) -------------------------------------------------------------------
+
+yaml = pytest.importorskip("yaml")
+
+from sixtysix_training.config import ConfigError
+from sixtysix_training.rllib.config import describe_options, load_config
+
+
+def _write(tmp_path, text: str) -> str:
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    return str(p)
+
+
+@pytest.mark.parametrize("name", ["rllib-tiny.yaml", "rllib-quickstart.yaml"])
+def test_shipped_rllib_configs_load(name):
+    cfg = load_config(os.path.join(ROOT, "configs", name))
+    assert cfg.train.total_timesteps > 0
+    assert cfg.to_dict()["backend"] == "rllib"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "num_env_runner: 2\n",
+            "unknown option 'num_env_runner' (did you mean 'num_env_runners'?)",
+        ),
+        ("progress_bar: false\n", "'progress_bar' is not supported by the rllib backend"),
+        ("n_envs: 8\n", "use num_env_runners and num_envs_per_env_runner"),
+        ("num_env_runners: -1\n", "'num_env_runners' got -1; it must not be negative"),
+        ("num_env_runners: two\n", "'num_env_runners' must be integer"),
+        ("baseline_weights: {expert: 1.0}\n", "fields these baselines: random, heuristic"),
+        ("batch_size: 9000\ntrain_batch_size: 4000\n", "larger than a PPO iteration's batch"),
+        ("learning_rate: -1\n", "'learning_rate' got -1.0; it must be positive"),
+        ("backend: sb3\n", "this loader reads 'rllib'"),
+    ],
+)
+def test_config_errors_name_the_option(tmp_path, text, message):
+    with pytest.raises(ConfigError) as e:
+        load_config(_write(tmp_path, text))
+    assert message in str(e.value)
+
+
+def test_options_listing_covers_both_groups():
+    text = describe_options()
+    assert "num_env_runners: integer = 0" in text
+    assert "baseline_weights:" in text
+    assert "n_envs" not in text and "bc_teacher" in text
+
+
+def test_train_command_picks_the_backend_from_the_config(tmp_path):
+    from sixtysix_training.train import _backend
+
+    ns = argparse.Namespace(backend=None, resume=None, config=TINY)
+    assert _backend(ns) == "rllib"
+    ns = argparse.Namespace(
+        backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml")
+    )
+    assert _backend(ns) == "sb3"
+
+
+def test_unreachable_address_is_a_clear_error():
+    from sixtysix_training.rllib.train import ClusterError, _check_reachable
+
+    with socket.socket() as s:  # a port nobody listens on: bind, then close
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ClusterError, match=r"cannot reach the Ray cluster at '127\.0\.0\.1:\d+'"):
+        _check_reachable(f"127.0.0.1:{port}", timeout=2)
+    with pytest.raises(ClusterError, match="not 'auto', 'host:port' or 'ray://host:port'"):
+        _check_reachable("ray://nowhere")
+
+
+def test_league_mapping_agrees_within_an_episode_and_follows_the_weights():
+    from sixtysix_training.pool import OpponentPool
+    from sixtysix_training.rllib import league
+
+    pool = OpponentPool({"random": 0.25, "heuristic": 0.75}, seed=0)
+    table = league.cumulative(league.league_table(pool, {}, self_weight=0.0))
+    league._LEAGUE.update(table=table, rng=None)
+    league._LEAGUE["picks"].clear()
+
+    class Ep:
+        def __init__(self, i):
+            self.id_ = f"ep{i}"
+
+    counts = {"random": 0, "heuristic": 0}
+    seats = [0, 0]
+    for i in range(2000):
+        ep = Ep(i)
+        a, b = league.league_mapping("player_0", ep), league.league_mapping("player_1", ep)
+        assert (a == league.LEARNER) != (b == league.LEARNER)
+        assert league.league_mapping("player_0", ep) == a  # asked again: the same
+        opp = b if a == league.LEARNER else a
+        counts[opp] += 1
+        seats[0 if a == league.LEARNER else 1] += 1
+    assert 0.70 < counts["heuristic"] / 2000 < 0.80
+    assert 900 < seats[0] < 1100
+    league._LEAGUE.update(table=None, rng=None)
+
+
+# -- with Ray RLlib ------------------------------------------------------------------------------
+
+
+def _ray():
+    return pytest.importorskip("ray.rllib")
+
+
+@pytest.fixture
+def ray_local():
+    _ray()
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20)
+    yield
+    ray.shutdown()
+
+
+def test_rllib_ppo_with_masking_trains_on_the_adapter(ray_local):
+    """RLlib's own masking module on the PettingZoo env: two PPO iterations, no illegal move."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+    from ray.tune.registry import register_env
+
+    from sixtysix_env.env.rllib import rllib_env
+
+    assert isinstance(rllib_env(), PettingZooEnv)
+    # raw_env raises on an illegal move, so an unmasked action would fail the test.
+    register_env(
+        "sixtysix-test",
+        lambda cfg: PettingZooEnv(RLlibObservationWrapper(sixtysix_v0.raw_env(**cfg))),
+    )
+    config = (
+        PPOConfig()
+        .environment("sixtysix-test", env_config={"rules": "altmisalti"}, disable_env_checking=True)
+        .env_runners(num_env_runners=0, num_envs_per_env_runner=4)
+        .multi_agent(
+            policies={"shared"},
+            policy_mapping_fn=lambda agent_id, episode, **kw: "shared",
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    "shared": RLModuleSpec(
+                        module_class=ActionMaskingTorchRLModule,
+                        model_config=DefaultModelConfig(fcnet_hiddens=[32]),
+                    )
+                }
+            )
+        )
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .debugging(seed=0)
+    )
+    algo = config.build_algo()
+    try:
+        for _ in range(2):
+            result = algo.train()
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 512
+        assert result["learners"]["shared"]["num_module_steps_trained"] > 0
+    finally:
+        algo.stop()
+
+
+def _masking_spec(net_arch, activation):
+    from gymnasium import spaces
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+
+    wrapped = RLlibObservationWrapper(sixtysix_v0.raw_env())
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=wrapped.observation_space("player_0"),
+        action_space=spaces.Discrete(34),
+        model_config=DefaultModelConfig(
+            fcnet_hiddens=net_arch,
+            fcnet_activation=activation,
+            vf_share_layers=False,
+            head_fcnet_hiddens=[],
+        ),
+    )
+
+
+def _some_observations(n=40):
+    env = RLlibObservationWrapper(sixtysix_v0.raw_env())
+    env.reset(seed=1)
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    while len(obs) < n:
+        if env.terminations[env.agent_selection]:
+            env.reset()
+            continue
+        o = env.observe(env.agent_selection)
+        obs.append(o[OBS_KEY])
+        masks.append(o[MASK_KEY])
+        env.step(int(rng.choice(np.flatnonzero(o[MASK_KEY]))))
+    return np.stack(obs), np.stack(masks)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_export_is_a_weights_copy_of_the_learner(activation):
+    _ray()
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from sixtysix_training.rllib.weights import network_from_state
+
+    module = _masking_spec([24, 16], activation).build()
+    obs, masks = _some_observations()
+    with torch.no_grad():
+        out = module.forward_inference(
+            {Columns.OBS: {OBS_KEY: torch.from_numpy(obs), MASK_KEY: torch.from_numpy(masks)}}
+        )
+    logits = out[Columns.ACTION_DIST_INPUTS].numpy()
+    net = network_from_state(module.get_state(), activation)
+    assert net.hidden == [24, 16]
+    mine = net.logits(obs)
+    legal = masks > 0
+    np.testing.assert_allclose(mine[legal], logits[legal], rtol=1e-5, atol=1e-5)
+    assert (logits[~legal] < -1e30).all()  # RLlib's mask: log(0) clamped to FLOAT_MIN
+    np.testing.assert_array_equal(
+        np.where(legal, mine, -np.inf).argmax(-1), np.where(legal, logits, -np.inf).argmax(-1)
+    )
+
+
+def test_behaviour_cloning_fits_the_learner_module():
+    """The SB3 path's cloning code, through ModuleAsPolicy, fits RLlib's masking module."""
+    _ray()
+    import torch
+
+    from sixtysix_training import bc
+    from sixtysix_training.rllib.bc import ModuleAsPolicy
+    from sixtysix_training.rllib.config import config_from_dict
+    from sixtysix_training.rllib.train import learner_spec
+
+    module = learner_spec(config_from_dict({"net_arch": [32]}), standalone=True).build()
+    data = bc.collect("heuristic", "teacher", 200, "altmisalti", 0)
+    policy = ModuleAsPolicy(module)
+    tensors = [torch.as_tensor(data[k]) for k in ("obs", "masks", "actions")]
+    before = bc.accuracy(policy, *tensors)
+    stats = bc.pretrain(policy, data, 3, 256, 1e-3, True, 0)
+    assert stats["epochs"][-1]["accuracy"] > before + 0.1
+    assert stats["epochs"][-1]["value_loss"] is not None
+
+
+def test_opponent_modules_play_legal_moves():
+    _ray()
+    import torch
+    from gymnasium import spaces
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from sixtysix_env.policy import load_policy
+    from sixtysix_training.rllib import league
+    from sixtysix_training.rllib.modules import OpponentModule
+
+    space = league.HeuristicHintWrapper(RLlibObservationWrapper(sixtysix_v0.raw_env()))
+    space = space.observation_space("player_0")
+    obs, masks = _some_observations()
+    hint = np.zeros_like(masks)
+    hint[np.arange(len(masks)), masks.argmax(-1)] = 1.0
+    batch = {
+        Columns.OBS: {
+            OBS_KEY: torch.from_numpy(obs),
+            MASK_KEY: torch.from_numpy(masks),
+            league.HINT_KEY: torch.from_numpy(hint),
+        }
+    }
+    net = load_policy(os.path.join(ROOT, "checkpoints", "sixtysix-ppo.npz")).network
+    league._LEAGUE["networks"] = {"snap0": net}
+    league._LEAGUE["deterministic"] = True
+    for kind, slot in (("random", None), ("heuristic", None), ("snapshot", "snap0")):
+        module = RLModuleSpec(
+            module_class=OpponentModule,
+            observation_space=space,
+            action_space=spaces.Discrete(34),
+            model_config={"kind": kind, "slot": slot, "seed": 0},
+        ).build()
+        actions = module.forward_exploration({Columns.OBS: dict(batch[Columns.OBS])})[
+            Columns.ACTIONS
+        ].numpy()
+        assert masks[np.arange(len(actions)), actions].all(), kind
+        if kind == "heuristic":
+            np.testing.assert_array_equal(actions, hint.argmax(-1))
+        if kind == "snapshot":
+            expect = np.where(masks > 0, net.logits(obs), -np.inf).argmax(-1)
+            np.testing.assert_array_equal(actions, expect)
+    league._LEAGUE.update(networks={}, deterministic=False)
+
+
+def _cli(args: list[str], cwd: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-m", "sixtysix_env.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """The tiny config, shortened: trains on a local Ray, evaluates, saves, exports."""
+    _ray()
+    cwd = tmp_path_factory.mktemp("rllib")
+    r = _cli(
+        [
+            "train",
+            "--backend",
+            "rllib",
+            "--config",
+            TINY,
+            "--set",
+            "total_timesteps=24000",
+            "--set",
+            "eval_every=12000",
+            "--set",
+            "snapshot_every=8000",
+            "--set",
+            "num_cpus=2",
+        ],
+        str(cwd),
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return cwd, os.path.join(str(cwd), "runs", "rllib-tiny"), r.stdout
+
+
+def test_tiny_run_writes_its_run_folder(tiny_run):
+    _, run_dir, out = tiny_run
+    for rel in (
+        "config.yaml",
+        "progress.csv",
+        "eval.jsonl",
+        "summary.json",
+        "policy.npz",
+        "best/policy.npz",
+        "best/eval.json",
+        "latest/policy.npz",
+        "latest/state.json",
+        "latest/checkpoint",
+    ):
+        assert os.path.exists(os.path.join(run_dir, rel)), rel
+    assert len(os.listdir(os.path.join(run_dir, "snapshots"))) >= 2
+    assert os.listdir(os.path.join(run_dir, "tb"))
+    with open(os.path.join(run_dir, "eval.jsonl"), encoding="utf-8") as f:
+        evals = [json.loads(line) for line in f]
+    assert evals[0]["steps"] == 0 and evals[-1]["steps"] >= 24000
+    with open(os.path.join(run_dir, "progress.csv"), encoding="utf-8") as f:
+        header = f.readline()
+    for chart in (
+        "charts/SPS",
+        "charts/return_vs_random",
+        "charts/return_vs_heuristic",
+        "losses/policy_gradient_loss",
+    ):
+        assert chart in header, chart
+    assert "eval gp/hand vs random" in out
+
+
+def test_tiny_run_export_beats_random(tiny_run):
+    """The exported file loads without ray or torch and beats random over 1,000 paired deals."""
+    cwd, run_dir, _ = tiny_run
+    out = os.path.join(str(cwd), "tiny.npz")
+    r = _cli(
+        ["export", run_dir, "-o", out, "--eval-deals", "1000", "--eval-opponents", "random"],
+        str(cwd),
+    )
+    assert r.returncode == 0, r.stderr
+    code = (
+        "import sys, json; sys.modules['torch'] = None; sys.modules['ray'] = None\n"
+        "from sixtysix_env.policy import load_policy\n"
+        f"a = load_policy({out!r}); r = a.metadata['evaluation']['at_export']['against']\n"
+        "print(json.dumps([a.metadata['training']['algorithm'], r['random']]))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
+    algorithm, vs_random = json.loads(p.stdout)
+    assert "RLlib" in algorithm
+    assert vs_random["paired_deals"] == 1000
+    assert vs_random["gp_ci95"][0] > 0.2, vs_random
+
+
+def test_tiny_run_resumes_on_two_env_runners(tiny_run):
+    """A resume (learner, optimizer, pool) that samples in two Ray actors instead of the driver."""
+    cwd, run_dir, _ = tiny_run
+    r = _cli(
+        ["train", "--resume", run_dir, "--set", "total_timesteps=28000"]
+        + ["--set", "num_env_runners=2"],
+        str(cwd),
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "resuming" in r.stdout and "2 env runners" in r.stdout
+    with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
+        assert json.load(f)["steps"] >= 28000
+
+
+def test_impossible_resources_and_unreachable_cluster_fail_clearly(tmp_path):
+    _ray()
+    r = _cli(
+        ["train", "--config", TINY, "--set", "num_cpus=1", "--set", "num_env_runners=3"],
+        str(tmp_path),
+    )
+    assert r.returncode == 2
+    assert "asks Ray for 3 CPUs" in r.stderr and "has 1 CPUs" in r.stderr
+    r = _cli(["train", "--config", TINY, "--set", "address=ray://127.0.0.1:1"], str(tmp_path))
+    assert r.returncode == 2
+    assert "cannot reach the Ray cluster at 'ray://127.0.0.1:1'" in r.stderr

@@ -1,0 +1,99 @@
+"""Warm start by behaviour cloning for the RLlib backend, with the SB3 path's own code.
+
+:func:`training.bc.collect` records the teacher's decisions and
+:func:`training.bc.pretrain` fits an actor-critic to them; ``pretrain``
+speaks to an SB3 policy through four methods, which :class:`ModuleAsPolicy`
+provides for RLlib's ``ActionMaskingTorchRLModule``. The fit happens on a
+copy of the learner built from the same spec; its weights then go to the
+learner group and from there to the env runners.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
+
+from .. import bc
+from .league import LEARNER
+
+
+class ModuleAsPolicy:
+    """The parts of SB3's policy interface that :func:`training.bc.pretrain` uses."""
+
+    def __init__(self, module) -> None:
+        self.module = module
+
+    def parameters(self):
+        return self.module.parameters()
+
+    def set_training_mode(self, mode: bool) -> None:
+        self.module.train(mode)
+
+    def _run(self, obs, masks):
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        obs = torch.as_tensor(obs, dtype=torch.float32)
+        mask = torch.as_tensor(np.asarray(masks), dtype=torch.float32)
+        batch = {Columns.OBS: {OBS_KEY: obs, MASK_KEY: mask}}
+        # The masking module's compute_values moves the mask out of the observation
+        # dict (as RLlib's learner calls it before the forward pass); forward_train reads it.
+        values = self.module.compute_values(batch)
+        logits = self.module.forward_train(batch)[Columns.ACTION_DIST_INPUTS]
+        return values, logits
+
+    def evaluate_actions(self, obs, actions, action_masks):
+        import torch
+
+        values, logits = self._run(obs, action_masks)
+        logp = torch.log_softmax(logits, -1)
+        chosen = logp.gather(-1, torch.as_tensor(actions).long().unsqueeze(-1)).squeeze(-1)
+        entropy = -(logp.exp() * logp).sum(-1)
+        return values, chosen, entropy
+
+    def get_distribution(self, obs, action_masks=None):
+        import torch
+
+        _, logits = self._run(obs, action_masks)
+        return SimpleNamespace(distribution=SimpleNamespace(probs=torch.softmax(logits, -1)))
+
+
+def warm_start(algo, spec, cfg, printer=print) -> dict[str, Any]:
+    """Clone ``cfg.bc_teacher`` into the learner of ``algo``; returns the cloning record."""
+    from ray.rllib.core.columns import Columns  # noqa: F401  (ray must be importable)
+
+    t = cfg.train
+    t0 = time.perf_counter()
+    printer(f"behaviour cloning: {t.bc_hands:,} hands of {t.bc_teacher} (against {t.bc_opponent})")
+    data = bc.collect(t.bc_teacher, t.bc_opponent, t.bc_hands, t.rules, t.seed)
+    collect_s = time.perf_counter() - t0
+    module = spec.build()
+    module.set_state(algo.learner_group.get_weights([LEARNER])[LEARNER])
+    stats = bc.pretrain(
+        ModuleAsPolicy(module),
+        data,
+        t.bc_epochs,
+        t.bc_batch_size,
+        t.bc_learning_rate,
+        t.bc_value,
+        t.seed,
+        None,
+        t.vf_coef,
+    )
+    algo.learner_group.set_weights({LEARNER: module.get_state()})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, policies=[LEARNER], inference_only=True
+    )
+    stats["collect_seconds"] = collect_s
+    stats["teacher"] = t.bc_teacher
+    last = stats["epochs"][-1]
+    printer(
+        f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
+        f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}"
+    )
+    return stats

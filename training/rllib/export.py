@@ -1,0 +1,141 @@
+"""``sixtysix export`` for a run folder of the RLlib backend.
+
+Training already keeps the best and the latest learner as numpy policies
+(``best/policy.npz``, ``latest/policy.npz``, weight copies of the actor:
+:mod:`.weights`), so exporting needs neither torch nor ray: it reads one,
+adds the metadata record the SB3 path writes (rules, training config and
+figures, evaluation at export) and writes the same policy file format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from typing import Any
+
+from sixtysix_env.policy import PolicyAgent, read_policy, save_policy
+from sixtysix_env.rules import make_rules
+
+from .config import load_config
+
+
+def _read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for mod in ("ray", "torch"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except ImportError:
+            pass
+    return out
+
+
+def export_run(
+    run_dir: str,
+    out: str,
+    which: str = "best",
+    name: str | None = None,
+    eval_deals: int = 1000,
+    eval_opponents: list[str] | None = None,
+    eval_seed: int = 7,
+    eval_workers: int = 1,
+) -> dict[str, Any]:
+    """Write ``out`` from the run's ``best`` (or ``latest``) policy; returns the metadata."""
+    from ..export import evaluate_agent
+
+    src = os.path.join(run_dir, which, "policy.npz")
+    if which == "best" and not os.path.exists(src):
+        src = os.path.join(run_dir, "latest", "policy.npz")
+    if not os.path.exists(src):
+        raise FileNotFoundError(f"no {which}/policy.npz (nor latest/policy.npz) in {run_dir!r}")
+    network, meta = read_policy(src)
+    cfg = load_config(os.path.join(run_dir, "config.yaml"))
+    t = cfg.train
+    summary = _read_json(os.path.join(run_dir, "summary.json"))
+    name = name or os.path.splitext(os.path.basename(out))[0]
+    record: dict[str, Any] = {
+        "name": name,
+        "rules": make_rules(t.rules).to_dict(),
+        "rule_preset": t.rules,
+        "training": {
+            "algorithm": "PPO (Ray RLlib, new API stack), self-play with an opponent league",
+            "steps": int((meta.get("training") or {}).get("steps", 0)),
+            "config": json.loads(
+                json.dumps({**dataclasses.asdict(t), **dataclasses.asdict(cfg.rllib)})
+            ),
+            "run": os.path.basename(os.path.abspath(run_dir)),
+            "wall_time_s": summary.get("wall_time_s"),
+            "steps_per_s": summary.get("steps_per_s"),
+            "machine": summary.get("machine"),
+            "versions": _versions(),
+        },
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "evaluation": {
+            "during_training": _read_json(
+                os.path.join(os.path.dirname(os.path.abspath(src)), "eval.json")
+            )
+            or None
+        },
+    }
+    if eval_deals > 0:
+        agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
+        figures = evaluate_agent(
+            agent,
+            eval_opponents or ["random", "heuristic"],
+            eval_deals,
+            eval_seed,
+            t.rules,
+            eval_workers,
+        )
+        record["evaluation"]["at_export"] = {
+            "deterministic": True,
+            "seed": eval_seed,
+            "against": figures,
+        }
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    written = save_policy(out, network, record)
+    read_policy(out)  # the file must load with every check passing
+    return written
+
+
+def run(args) -> int:
+    """``sixtysix export RUN_DIR -o FILE`` for an RLlib run (the arguments of ``training.export``)."""
+    import sys
+
+    try:
+        record = export_run(
+            args.model,
+            args.output,
+            args.which,
+            args.name,
+            args.eval_deals,
+            args.eval_opponents,
+            args.eval_seed,
+            args.workers,
+        )
+    except (FileNotFoundError, ValueError) as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 1
+    size = os.path.getsize(args.output)
+    print(
+        f"wrote {args.output} ({size / 1024:.0f} KiB) from {os.path.join(args.model, args.which)} "
+        f"(RLlib run), {record['training']['steps']} training steps"
+    )
+    at = (record.get("evaluation") or {}).get("at_export")
+    if at:
+        for opp, f in at["against"].items():
+            lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
+            print(
+                f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
+                f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
+            )
+    return 0

@@ -1,0 +1,69 @@
+"""RLModules of the league's opponents: they pick actions and are never trained.
+
+One class covers the three kinds, told apart by the module id:
+
+* ``random``: uniform over the legal actions (the ``action_mask`` key);
+* ``heuristic``: the move in the ``heuristic`` key the training environment
+  adds (see :mod:`.league`);
+* ``snap<i>``: the numpy copy of a frozen learner snapshot that the driver
+  pushed into this process (:func:`.league.push`), masked, sampled or argmax
+  as the pool says (``snapshot_deterministic``).
+
+They return ``actions`` directly, so RLlib's action sampling is skipped for
+them; ``policies_to_train=["learner"]`` keeps them out of the updates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+
+from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
+
+from .league import _LEAGUE, HINT_KEY
+
+
+class OpponentModule(TorchRLModule):
+    """A league opponent (random, heuristic or a snapshot slot), chosen by ``model_config['kind']``."""
+
+    def setup(self) -> None:
+        self.kind = (self.model_config or {}).get("kind", "random")
+        self.slot = (self.model_config or {}).get("slot")
+        self._rng = np.random.default_rng((self.model_config or {}).get("seed", 0))
+        # RLlib's learner builds an optimizer for every module and refuses an empty one;
+        # this frozen placeholder is never used or changed.
+        self._placeholder = torch.nn.Parameter(torch.zeros(1), requires_grad=False)
+
+    def _forward(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        mask = obs[MASK_KEY].cpu().numpy() > 0
+        if self.kind == "heuristic":
+            actions = obs[HINT_KEY].cpu().numpy().argmax(-1)
+        elif self.kind == "snapshot":
+            net = _LEAGUE["networks"].get(self.slot)
+            if net is None:
+                raise RuntimeError(
+                    f"league slot {self.slot!r} was drawn but holds no snapshot in this process"
+                )
+            logits = net.logits(obs[OBS_KEY].cpu().numpy()).astype(np.float64)
+            logits = np.where(mask, logits, -np.inf)
+            if _LEAGUE["deterministic"]:
+                actions = logits.argmax(-1)
+            else:
+                actions = _sample(np.exp(logits - logits.max(-1, keepdims=True)), self._rng)
+        else:
+            actions = _sample(mask.astype(np.float64), self._rng)
+        return {Columns.ACTIONS: torch.as_tensor(actions, dtype=torch.int64)}
+
+    def _forward_train(self, batch, **kwargs):
+        raise NotImplementedError(f"league opponent {self.kind!r} is not trained")
+
+
+def _sample(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One index per row, drawn in proportion to the row's non-negative weights."""
+    cum = np.cumsum(weights, axis=-1)
+    u = rng.random(len(cum)) * cum[:, -1]
+    a = (cum <= u[:, None]).sum(-1)
+    return np.minimum(a, weights.shape[-1] - 1)

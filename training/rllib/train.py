@@ -1,0 +1,681 @@
+"""Self-play training with Ray RLlib's PPO (new API stack) on the PettingZoo environment.
+
+    sixtysix train --backend rllib --config configs/rllib-tiny.yaml
+    sixtysix train --backend rllib --config configs/rllib-quickstart.yaml --set num_env_runners=2
+    sixtysix train --backend rllib --config configs/rllib-quickstart.yaml --set address=auto
+    sixtysix train --resume runs/rllib-tiny --set total_timesteps=200000
+    sixtysix export runs/rllib-tiny -o rllib-tiny.npz
+
+With no ``address`` (and no ``RAY_ADDRESS``) a local Ray starts inside the
+command; ``address: auto`` or ``ray://host:port`` runs the same config on a
+cluster (``docs/rllib.md``). The run folder is laid out as the SB3 path's:
+``config.yaml`` (resolved, with ``backend: rllib``), ``tb/`` (TensorBoard:
+``charts/``, ``losses/``), ``progress.csv``, ``eval.jsonl``,
+``snapshots/*.npz``, ``best/`` (``policy.npz``, ``eval.json``), ``latest/``
+(``checkpoint/``, RLlib's ``save_to_path``, ``policy.npz`` and
+``state.json`` for resuming), ``policy.npz`` (the best, exported) and
+``summary.json``.
+
+Steps count the learner's decisions (RLlib's module steps of ``learner``),
+as the SB3 path counts the learner's environment steps; evaluation,
+snapshots and saving happen at the first iteration boundary past their
+period. With ``num_env_runners: 0`` sampling happens in this process in
+a fixed order, so a seed repeats a run on one machine; with remote env
+runners the interleaving of their results is up to Ray.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import json
+import math
+import os
+import shutil
+import socket
+import sys
+import time
+from typing import Any
+
+from ..config import ConfigError
+from ..pool import OpponentPool
+from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
+from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
+
+ENV_NAME = "sixtysix-rllib"
+
+
+class ClusterError(ConfigError):
+    """A Ray cluster that cannot be reached or cannot hold the configured processes."""
+
+
+# -- Ray ------------------------------------------------------------------------------
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (not after Ray's long retries) when nothing listens at host:port."""
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(
+            f"Ray address {address!r} is not 'auto', 'host:port' or 'ray://host:port'"
+        )
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise ClusterError(
+            f"cannot reach the Ray cluster at {address!r} ({e}); start its head node with "
+            "`ray start --head` (see docs/rllib.md), or leave `address` empty (and RAY_ADDRESS "
+            "unset) to train on a local Ray"
+        ) from None
+
+
+def init_ray(cfg: RLlibConfig, printer=print) -> str:
+    """Start a local Ray or join the configured cluster; returns a description."""
+    import ray
+
+    o = cfg.rllib
+    address = o.address or os.environ.get("RAY_ADDRESS") or None
+    if address:
+        if address != "auto":
+            _check_reachable(address)
+        try:
+            ray.init(address=address, log_to_driver=True)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise ClusterError(
+                f"cannot join the Ray cluster at {address!r}: {e}; start one with "
+                "`ray start --head`, or leave `address` empty to train on a local Ray"
+            ) from None
+        where = f"Ray cluster at {address}"
+    else:
+        ray.init(
+            num_cpus=o.num_cpus,
+            include_dashboard=False,
+            object_store_memory=o.object_store_mb * 2**20,
+            log_to_driver=True,
+        )
+        where = "local Ray"
+    res = ray.cluster_resources()
+    need_cpu = (
+        o.num_env_runners * o.num_cpus_per_env_runner + o.num_learners * o.num_cpus_per_learner
+    )
+    need_gpu = o.num_learners * o.num_gpus_per_learner
+    if o.num_learners == 0 and o.num_gpus_per_learner > 0:
+        need_gpu = o.num_gpus_per_learner
+    if need_cpu > res.get("CPU", 0) or need_gpu > res.get("GPU", 0):
+        ray.shutdown()
+        raise ClusterError(
+            f"the config asks Ray for {need_cpu:g} CPUs and {need_gpu:g} GPUs "
+            f"(num_env_runners x num_cpus_per_env_runner + num_learners x num_cpus_per_learner, "
+            f"and GPUs per learner), but the {where} has {res.get('CPU', 0):g} CPUs and "
+            f"{res.get('GPU', 0):g} GPUs; Ray would wait for them forever"
+        )
+    return f"{where} ({res.get('CPU', 0):g} CPUs, {res.get('GPU', 0):g} GPUs)"
+
+
+# -- the algorithm ----------------------------------------------------------------------
+
+
+def learner_spec(cfg: RLlibConfig, standalone: bool = False):
+    """The learner's RLModuleSpec; ``standalone`` adds the spaces, to build it outside RLlib."""
+    from gymnasium import spaces
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+
+    from sixtysix_env.env.rllib import RLlibObservationWrapper
+    from sixtysix_env.sixtysix_v0 import raw_env
+
+    t = cfg.train
+    extra = {}
+    if standalone:
+        env = RLlibObservationWrapper(raw_env(rules=t.rules))
+        extra = {
+            "observation_space": env.observation_space(env.possible_agents[0]),
+            "action_space": spaces.Discrete(env.action_space(env.possible_agents[0]).n),
+        }
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config=DefaultModelConfig(
+            fcnet_hiddens=list(t.net_arch),
+            fcnet_activation=t.activation,
+            vf_share_layers=False,
+            head_fcnet_hiddens=[],
+        ),
+        **extra,
+    )
+
+
+def build_algo(cfg: RLlibConfig, pool: OpponentPool):
+    """RLlib's PPO: the learner, the league's modules and the policy mapping."""
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from .callbacks import LeagueCallback
+    from .league import make_env
+    from .modules import OpponentModule
+
+    t, o = cfg.train, cfg.rllib
+    torch.manual_seed(t.seed)
+    register_env(ENV_NAME, make_env)
+    specs = {LEARNER: learner_spec(cfg)}
+    for name in LEAGUE_BASELINES:
+        if t.baseline_weights.get(name, 0) > 0:
+            specs[name] = RLModuleSpec(
+                module_class=OpponentModule, model_config={"kind": name, "seed": t.seed}
+            )
+    for i, slot in enumerate(slot_ids(t.max_snapshots)):
+        specs[slot] = RLModuleSpec(
+            module_class=OpponentModule,
+            model_config={"kind": "snapshot", "slot": slot, "seed": t.seed + 1 + i},
+        )
+    # The baselines-only table: what a runner plays before (or without) a push.
+    base_pool = OpponentPool(t.baseline_weights, seed=t.seed)
+    default_table = cumulative(league_table(base_pool, {}, o.self_weight))
+    lr: Any = t.learning_rate
+    if t.lr_schedule == "linear":
+        lr = [[0, t.learning_rate], [t.total_timesteps, 0.0]]
+    config = (
+        PPOConfig()
+        .environment(
+            ENV_NAME,
+            env_config={
+                "rules": t.rules,
+                "heuristic_hint": t.baseline_weights.get("heuristic", 0) > 0,
+            },
+            disable_env_checking=True,  # its random actions ignore the mask
+        )
+        .env_runners(
+            num_env_runners=o.num_env_runners,
+            num_envs_per_env_runner=o.num_envs_per_env_runner,
+            num_cpus_per_env_runner=o.num_cpus_per_env_runner,
+        )
+        .learners(
+            num_learners=o.num_learners,
+            num_cpus_per_learner=o.num_cpus_per_learner,
+            num_gpus_per_learner=o.num_gpus_per_learner,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=functools.partial(
+                league_mapping, default_table=default_table, seed=t.seed
+            ),
+            policies_to_train=[LEARNER],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            train_batch_size_per_learner=o.train_batch_size,
+            minibatch_size=t.batch_size,
+            num_epochs=t.n_epochs,
+            lr=lr,
+            gamma=t.gamma,
+            lambda_=t.gae_lambda,
+            clip_param=t.clip_range,
+            entropy_coeff=t.ent_coef,
+            vf_loss_coeff=t.vf_coef,
+            grad_clip=t.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,  # SB3's PPO has no KL penalty either
+        )
+        .callbacks(LeagueCallback)
+        .debugging(seed=t.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=200)
+    )
+    return config.build_algo()
+
+
+# -- metrics ---------------------------------------------------------------------------------
+
+#: result keys (a path into RLlib's result dict) -> chart names, as the SB3 path groups them.
+_CHARTS = {
+    ("env_runners", "module_episode_returns_mean", LEARNER): "charts/episodic_return",
+    ("env_runners", "episode_len_mean"): "charts/episodic_length",
+    ("learners", LEARNER, "policy_loss"): "losses/policy_gradient_loss",
+    ("learners", LEARNER, "vf_loss"): "losses/value_loss",
+    ("learners", LEARNER, "entropy"): "losses/entropy",
+    ("learners", LEARNER, "mean_kl_loss"): "losses/approx_kl",
+    ("learners", LEARNER, "total_loss"): "losses/loss",
+    ("learners", LEARNER, "vf_explained_var"): "losses/explained_variance",
+    ("learners", LEARNER, "default_optimizer_learning_rate"): "charts/learning_rate",
+}
+
+
+def _get(d: Any, path: tuple) -> Any:
+    for k in path:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+
+def _scalar(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+class Metrics:
+    """TensorBoard (``tb/``) and ``progress.csv`` from RLlib's result dicts."""
+
+    def __init__(self, run_dir: str) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(os.path.join(run_dir, "tb"))
+        self.csv_path = os.path.join(run_dir, "progress.csv")
+
+    def iteration(self, steps: int, result: dict, extra: dict[str, float]) -> dict[str, float]:
+        row: dict[str, float] = {}
+        for path, name in _CHARTS.items():
+            v = _scalar(_get(result, path))
+            if v is not None:
+                row[name] = v
+        for key, v in (_get(result, ("env_runners",)) or {}).items():
+            if str(key).startswith("return_vs_") and _scalar(v) is not None:
+                row[f"charts/{key}"] = float(v)
+        row.update(extra)
+        for k, v in row.items():
+            self.writer.add_scalar(k, v, steps)
+        self.writer.flush()
+        return row
+
+    def eval(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
+        for opp, f in figures.items():
+            self.writer.add_scalar(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"], steps)
+            lo = (f["gp_ci95"] or (f["gp_per_hand"],))[0]
+            self.writer.add_scalar(f"charts/eval_gp_low95_vs_{opp}", lo, steps)
+            self.writer.add_scalar(
+                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"]), steps
+            )
+        self.writer.add_scalar("charts/eval_seconds", seconds, steps)
+        self.writer.flush()
+
+    def write_csv(self, steps: int, row: dict[str, float]) -> None:
+        fields = ["steps"] + sorted(row)
+        new = not os.path.exists(self.csv_path)
+        if not new:
+            with open(self.csv_path, encoding="utf-8") as f:
+                header = f.readline().strip().split(",")
+            fields = header + [k for k in sorted(row) if k not in header]
+            if fields != header:  # a new column (a new opponent): rewrite with it
+                with open(self.csv_path, encoding="utf-8") as f:
+                    old = list(csv.DictReader(f))
+                with open(self.csv_path, "w", encoding="utf-8", newline="") as f:
+                    w = csv.DictWriter(f, fields)
+                    w.writeheader()
+                    w.writerows(old)
+        with open(self.csv_path, "a", encoding="utf-8", newline="") as f:
+            w = csv.DictWriter(f, fields)
+            if new:
+                w.writeheader()
+            w.writerow({"steps": steps, **row})
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def write_json(path: str, data: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+class Run:
+    """One training session: the algorithm, the pool, the periodic work and the run folder."""
+
+    def __init__(self, cfg: RLlibConfig, run_dir: str, resume: bool, printer=print) -> None:
+        from ..export import evaluate_agent
+
+        self.evaluate_agent = evaluate_agent
+        self.cfg, self.run_dir, self.printer = cfg, run_dir, printer
+        t = cfg.train
+        self.pool = OpponentPool(
+            t.baseline_weights,
+            recent_weight=t.recent_weight,
+            older_weight=t.older_weight,
+            recent_snapshots=t.recent_snapshots,
+            max_snapshots=t.max_snapshots,
+            snapshot_deterministic=t.snapshot_deterministic,
+            seed=t.seed,
+        )
+        self.state: dict[str, Any] = {"steps": 0, "slots": {}, "league_version": 0}
+        self.algo = build_algo(cfg, self.pool)
+        if resume:
+            with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
+                self.state = json.load(f)
+            self.pool.restore(run_dir, self.state.pop("pool", {}))
+            self.algo.restore_from_path(
+                os.path.abspath(os.path.join(run_dir, "latest", "checkpoint"))
+            )
+            self.state["wall_time_before_s"] = self.state.get("wall_time_s", 0.0)
+            printer(
+                f"resuming {run_dir} at {self.state['steps']:,} steps "
+                f"with {len(self.pool.snapshots)} snapshots in the pool"
+            )
+        self.push()
+        self.metrics = Metrics(run_dir)
+        self._t0 = time.perf_counter()
+        self.side_seconds = 0.0
+        if t.bc_teacher and not resume:
+            from .bc import warm_start
+
+            t_bc = time.perf_counter()
+            self.state["bc"] = warm_start(
+                self.algo, learner_spec(cfg, standalone=True), cfg, printer
+            )
+            self.side_seconds += time.perf_counter() - t_bc
+            last = self.state["bc"]["epochs"][-1]
+            self.metrics.writer.add_scalar("charts/bc_accuracy", last["accuracy"], 0)
+
+    # -- league ------------------------------------------------------------------
+
+    def push(self) -> None:
+        self.state["league_version"] = self.state.get("league_version", 0) + 1
+        push(
+            self.algo,
+            self.pool,
+            self.state["slots"],
+            self.cfg.rllib.self_weight,
+            self.state["league_version"],
+            self.cfg.train.seed,
+        )
+
+    def network(self):
+        from .weights import network_from_state
+
+        state = self.algo.learner_group.get_weights([LEARNER])[LEARNER]
+        return network_from_state(state, self.cfg.train.activation)
+
+    def snapshot(self) -> None:
+        from sixtysix_env.policy import PolicyAgent, save_policy
+
+        steps = self.state["steps"]
+        label = f"snap-{steps:09d}"
+        rel = os.path.join("snapshots", label + ".npz")
+        net = self.network()
+        os.makedirs(os.path.join(self.run_dir, "snapshots"), exist_ok=True)
+        save_policy(
+            os.path.join(self.run_dir, rel),
+            net,
+            {"name": label, "training": {"steps": steps, "run": self.cfg.train.name}},
+        )
+        # A free slot: one no snapshot still in the pool holds (the pool drops its oldest).
+        slots = self.state["slots"]
+        self.pool.add_snapshot(label, rel, steps, PolicyAgent(net, {"name": label}, name=label))
+        live = {s.label for s in self.pool.snapshots}
+        for old in [k for k in slots if k not in live]:
+            del slots[old]
+        used = set(slots.values())
+        slots[label] = next(s for s in slot_ids(self.cfg.train.max_snapshots) if s not in used)
+        self.push()
+        self._mark("snapshot")
+
+    # -- scheduling -----------------------------------------------------------------
+
+    def _due(self, every: int, key: str) -> bool:
+        if every <= 0:
+            return False
+        last = self.state.setdefault("last", {}).get(key)
+        return last is None or self.state["steps"] - last >= every
+
+    def _mark(self, key: str) -> None:
+        self.state.setdefault("last", {})[key] = self.state["steps"]
+
+    def wall_time(self) -> float:
+        return self.state.get("wall_time_before_s", 0.0) + time.perf_counter() - self._t0
+
+    # -- evaluation and saving ------------------------------------------------------------
+
+    def evaluate(self) -> dict[str, Any]:
+        from sixtysix_env.policy import PolicyAgent, save_policy
+
+        t = self.cfg.train
+        steps = self.state["steps"]
+        t0 = time.perf_counter()
+        net = self.network()
+        agent = PolicyAgent(net, {"name": "learner"}, deterministic=True, name="learner")
+        figures = self.evaluate_agent(agent, t.eval_opponents, t.eval_deals, t.eval_seed, t.rules)
+        seconds = time.perf_counter() - t0
+        self.metrics.eval(steps, figures, seconds)
+        record = {"steps": steps, "wall_time_s": self.wall_time(), "against": figures}
+        with open(os.path.join(self.run_dir, "eval.jsonl"), "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=True) + "\n")
+        score = figures[t.best_metric]["gp_per_hand"]
+        best = self.state.get("best_score")
+        is_best = best is None or score > best
+        if is_best:
+            self.state["best_score"], self.state["best_steps"] = score, steps
+            best_dir = os.path.join(self.run_dir, "best")
+            os.makedirs(best_dir, exist_ok=True)
+            save_policy(
+                os.path.join(best_dir, "policy.npz"),
+                net,
+                {"name": t.name, "training": {"steps": steps, "run": t.name}},
+            )
+            write_json(os.path.join(best_dir, "eval.json"), record)
+        self._mark("eval")
+        parts = [
+            f"{opp} {f['gp_per_hand']:+.3f} [{f['gp_ci95'][0]:+.3f}, {f['gp_ci95'][1]:+.3f}]"
+            if f["gp_ci95"]
+            else f"{opp} {f['gp_per_hand']:+.3f}"
+            for opp, f in figures.items()
+        ]
+        self.printer(
+            f"[{steps:>10,} steps, {self.wall_time() / 60:6.1f} min] eval gp/hand vs "
+            + "; ".join(parts)
+            + (" (new best)" if is_best else "")
+        )
+        return record
+
+    def save_latest(self) -> None:
+        from sixtysix_env.policy import save_policy
+
+        latest = os.path.join(self.run_dir, "latest")
+        os.makedirs(latest, exist_ok=True)
+        ckpt = os.path.abspath(os.path.join(latest, "checkpoint"))
+        tmp = ckpt + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.algo.save_to_path(tmp)
+        shutil.rmtree(ckpt, ignore_errors=True)
+        os.replace(tmp, ckpt)
+        steps = self.state["steps"]
+        save_policy(
+            os.path.join(latest, "policy.npz"),
+            self.network(),
+            {"name": self.cfg.train.name, "training": {"steps": steps, "run": self.cfg.train.name}},
+        )
+        self._mark("save")
+        state = dict(self.state)
+        state["wall_time_s"] = self.wall_time()
+        state["pool"] = self.pool.state()
+        state.pop("wall_time_before_s", None)
+        write_json(os.path.join(latest, "state.json"), state)
+
+    # -- the loop --------------------------------------------------------------------------
+
+    def learn(self) -> dict[str, Any]:
+        t = self.cfg.train
+        start_steps = self.state["steps"]
+        if start_steps == 0 and self._due(t.eval_every, "eval"):
+            self._timed(self.evaluate)
+        iteration = 0
+        while self.state["steps"] < t.total_timesteps:
+            t_it = time.perf_counter()
+            result = self.algo.train()
+            it_s = time.perf_counter() - t_it
+            new = int(_get(result, ("env_runners", "num_module_steps_sampled", LEARNER)) or 0)
+            env_steps = int(_get(result, ("env_runners", "num_env_steps_sampled")) or 0)
+            self.state["steps"] += new
+            steps = self.state["steps"]
+            iteration += 1
+            learning_s = time.perf_counter() - self._t0 - self.side_seconds
+            extra = {
+                "charts/SPS": new / it_s if it_s > 0 else 0.0,
+                "charts/env_SPS": env_steps / it_s if it_s > 0 else 0.0,
+                "charts/SPS_learning": (steps - start_steps) / learning_s if learning_s else 0.0,
+                "charts/pool_snapshots": float(len(self.pool.snapshots)),
+            }
+            row = self.metrics.iteration(steps, result, extra)
+            self.metrics.write_csv(steps, row)
+            ret = row.get("charts/episodic_return")
+            self.printer(
+                f"[{steps:>10,} steps] iteration {iteration}: {new:,} learner steps in "
+                f"{it_s:.1f} s ({extra['charts/SPS']:,.0f}/s)"
+                + (f", return {ret:+.3f}" if ret is not None else "")
+            )
+            if self._due(t.snapshot_every, "snapshot"):
+                self._timed(self.snapshot)
+            due = self._due(t.eval_every, "eval") or steps >= t.total_timesteps
+            if due and self.state.get("last", {}).get("eval") != steps:
+                self._timed(self.evaluate)
+            if self._due(t.save_every, "save") or steps >= t.total_timesteps:
+                self._timed(self.save_latest)
+        learning_s = time.perf_counter() - self._t0 - self.side_seconds
+        done = self.state["steps"] - start_steps
+        return {
+            "steps_this_session": done,
+            "learning_seconds": learning_s,
+            "steps_per_s": done / learning_s if done and learning_s > 0 else None,
+            "steps_per_s_with_eval": done / (time.perf_counter() - self._t0) if done else None,
+        }
+
+    def _timed(self, fn) -> None:
+        t0 = time.perf_counter()
+        fn()
+        self.side_seconds += time.perf_counter() - t0
+
+    def close(self) -> None:
+        self.metrics.close()
+        self.algo.stop()
+
+
+def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -> dict[str, Any]:
+    """Train (or resume) the run in ``run_dir`` on Ray; returns its summary."""
+    import ray
+    import torch
+
+    from ..train import _machine
+    from .export import export_run
+
+    torch.set_num_threads(cfg.train.torch_threads)
+    where = init_ray(cfg, printer)
+    printer(f"on {where}")
+    try:
+        run = Run(cfg, run_dir, resume, printer)
+        try:
+            speed = run.learn()
+        finally:
+            run.close()
+        summary = {
+            "backend": "rllib",
+            "run": cfg.train.name,
+            "steps": run.state["steps"],
+            "wall_time_s": run.wall_time(),
+            **speed,
+            "best_score": run.state.get("best_score"),
+            "best_steps": run.state.get("best_steps"),
+            "best_metric": cfg.train.best_metric,
+            "bc": run.state.get("bc"),
+            "machine": _machine(),
+            "ray": where,
+            "num_env_runners": cfg.rllib.num_env_runners,
+            "num_envs_per_env_runner": cfg.rllib.num_envs_per_env_runner,
+        }
+        write_json(os.path.join(run_dir, "summary.json"), summary)
+    finally:
+        ray.shutdown()
+    export_run(run_dir, os.path.join(run_dir, "policy.npz"), eval_deals=0)
+    if summary["steps_per_s"]:
+        printer(
+            f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s, "
+            f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; best gp/hand vs "
+            f"{cfg.train.best_metric} {summary['best_score']:+.3f} at {summary['best_steps']:,} steps"
+        )
+    printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
+    return summary
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def is_rllib_run(path: str) -> bool:
+    """Whether ``path`` (a run folder or a YAML config) says ``backend: rllib``."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.yaml")
+    if not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8") as f:
+        return any(line.split("#")[0].strip() == "backend: rllib" for line in f)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``sixtysix train --backend rllib ...`` (the arguments of ``training.train``)."""
+    if args.list_options:
+        print(describe_options())
+        return 0
+    if getattr(args, "reset_best", False):
+        print("sixtysix train: --reset-best is not supported by the rllib backend", file=sys.stderr)
+        return 2
+    try:
+        if args.resume:
+            if args.config:
+                raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
+            run_dir = args.resume
+            if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
+                raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
+            cfg_path = os.path.join(run_dir, "config.yaml")
+            old = load_config(cfg_path)
+            cfg = load_config(cfg_path, args.set)
+            for key in ("net_arch", "activation", "rules", "max_snapshots"):
+                if getattr(old.train, key) != getattr(cfg.train, key):
+                    raise ConfigError(
+                        f"cannot change {key!r} when resuming: the saved modules were built with it"
+                    )
+        else:
+            cfg = load_config(args.config, args.set)
+            run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)
+            if os.path.exists(run_dir) and os.listdir(run_dir):
+                if not args.force:
+                    raise ConfigError(
+                        f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
+                        "--force to replace it, or --set name=OTHER"
+                    )
+                shutil.rmtree(run_dir)
+        os.makedirs(run_dir, exist_ok=True)
+        save_config(cfg, os.path.join(run_dir, "config.yaml"))
+        t = cfg.train
+        print(
+            f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
+            f"{cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
+            f"network {t.net_arch} {t.activation}, seed {t.seed}; run folder {run_dir}",
+            flush=True,
+        )
+        try:
+            train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+        except (ClusterError, ImportError):
+            if not args.resume:  # nothing trained: leave no half-made run folder behind
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+    except ConfigError as e:
+        print(f"sixtysix train: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:
+        print(
+            f"sixtysix train --backend rllib: {e}; install the extra: pip install -e '.[rllib]'",
+            file=sys.stderr,
+        )
+        return 2
+    return 0

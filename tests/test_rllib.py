@@ -487,3 +487,27 @@ def test_impossible_resources_and_unreachable_cluster_fail_clearly(tmp_path):
     r = _cli(["train", "--config", TINY, "--set", "address=ray://127.0.0.1:1"], str(tmp_path))
     assert r.returncode == 2
     assert "cannot reach the Ray cluster at 'ray://127.0.0.1:1'" in r.stderr
+
+
+def test_address_flag_is_for_the_rllib_backend(capsys):
+    from sixtysix_training.train import main
+
+    assert main(["--config", "quickstart", "--address", "auto"]) == 2
+    assert "--address is for the RLlib backend" in capsys.readouterr().err
+
+
+def test_address_flag_reaches_the_rllib_config(monkeypatch):
+    import argparse
+
+    from sixtysix_training import train as train_cli
+    from sixtysix_training.rllib import train as rllib_train
+
+    seen = {}
+    monkeypatch.setattr(rllib_train, "run", lambda args: seen.setdefault("set", args.set) and 0)
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    args = parser.parse_args(
+        ["--backend", "rllib", "--config", "configs/rllib-tiny.yaml", "--address", "ray://h:1"]
+    )
+    train_cli.run(args)
+    assert seen["set"] == ["address=ray://h:1"]

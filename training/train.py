@@ -325,6 +325,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="training engine: sb3 (MaskablePPO, default) or rllib (Ray RLlib PPO, [rllib] extra)",
     )
     parser.add_argument(
+        "--address",
+        metavar="RAY_ADDRESS",
+        help="RLlib backend: the Ray cluster to run on ('auto', 'host:port', 'ray://host:port'); "
+        "the same as --set address=...; default: RAY_ADDRESS, else a local Ray",
+    )
+    parser.add_argument(
         "--list-options",
         action="store_true",
         help="print every option with its type, default and meaning",
@@ -342,6 +348,14 @@ def _backend(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "address", None):
+        if _backend(args) != "rllib":
+            print(
+                "sixtysix train: --address is for the RLlib backend (add --backend rllib)",
+                file=sys.stderr,
+            )
+            return 2
+        args.set = [*args.set, f"address={args.address}"]
     if _backend(args) == "rllib":
         from .rllib.train import run as run_rllib  # Ray RLlib backend: docs/rllib.md
 

@@ -311,6 +311,52 @@ class State:
         """True between a close and the lead that follows it (the closer may still declare)."""
         return bool(self.v[JUST_CLOSED])
 
+    def seat_knowledge(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know (docs/rules.md §18), as the fields of
+        :class:`~sixtysix_env.view.PlayerView` (which :func:`~sixtysix_env.view.player_view`
+        builds from it): one call, as an agent acts many times a hand."""
+        v = self.v
+        o = 1 - seat
+        stock_left = len(self.stock) - v[STOCK_POS]
+        closed = v[CLOSED_BY]
+        opp_hand = v[HAND + o]
+        own_hand = v[HAND + seat]
+        if closed < 0 and stock_left == 0:
+            # Every card is accounted for: both hands are known to both seats.
+            opp_known, own_known = opp_hand, own_hand
+        else:
+            opp_known, own_known = v[KNOWN + o] & opp_hand, v[KNOWN + seat] & own_hand
+        terminal = self.result is not None
+        gone = v[PLAYED] | v[PLAYED + 1] | own_hand  # deductions about these no longer matter
+        return {
+            "seat": seat,
+            "rules": self.rules,
+            "dealer": v[DEALER],
+            "leader": v[LEADER],
+            "to_move": -1 if terminal else v[TO_MOVE],
+            "hand": own_hand,
+            "trump_suit": v[TRUMP_SUIT],
+            "trump_card": v[TRUMP_CARD],
+            "stock_left": stock_left,
+            "closed_by": None if closed < 0 else closed,
+            "lead_card": None if v[LEAD] < 0 else v[LEAD],
+            "played": (v[PLAYED], v[PLAYED + 1]),
+            "card_points": (v[CARD_PTS], v[CARD_PTS + 1]),
+            "marriage_points": (v[MARRIAGE_PTS], v[MARRIAGE_PTS + 1]),
+            "tricks_won": (v[TRICKS], v[TRICKS + 1]),
+            "events": self.events(),
+            "opponent_known": opp_known,
+            "opponent_excluded": v[EXCLUDED + o] & ~gone,
+            "opponent_hand_size": opp_hand.bit_count(),
+            "own_known": own_known,
+            "own_excluded": v[EXCLUDED + seat] & ~gone,
+            "just_closed": bool(v[JUST_CLOSED]),
+            "close_info": self.close_info,
+            "match_score": self.match_score,
+            "result": self.result,
+            "legal_mask": self.legal_mask() if not terminal and v[TO_MOVE] == seat else 0,
+        }
+
     def search_position(self) -> SearchPosition:
         """The position as plain integers, sides relative to the leader of the trick.
 

@@ -134,51 +134,10 @@ def player_view(state: State, seat: int) -> PlayerView:
     """Exactly what ``seat`` may know of ``state``."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    o = 1 - seat
-    stock_left = state.stock_left
-    closed = state.closed_by
-    opp_hand = state.hand(o)
-    own_hand = state.hand(seat)
-    if closed is None and stock_left == 0:
-        # Every card is accounted for: both hands are known to both seats.
-        opp_known, own_known = opp_hand, own_hand
-    else:
-        opp_known, own_known = state.known_cards(o), state.known_cards(seat)
-    terminal = state.result is not None
-    played = state.played
-    gone = played[0] | played[1] | own_hand  # deductions about these no longer matter
-    to_move = state.current_player()
-    return _new_view(
-        seat=seat,
-        rules=state.rules,
-        dealer=state.dealer,
-        leader=state.leader,
-        to_move=to_move,
-        hand=own_hand,
-        trump_suit=state.trump_suit,
-        trump_card=state.trump_card,
-        stock_left=stock_left,
-        closed_by=closed,
-        lead_card=state.lead_card,
-        played=played,
-        card_points=state.card_points,
-        marriage_points=state.marriage_points,
-        tricks_won=state.tricks_won,
-        events=state.events(),
-        opponent_known=opp_known,
-        opponent_excluded=state.excluded_cards(o) & ~gone,
-        opponent_hand_size=opp_hand.bit_count(),
-        own_known=own_known,
-        own_excluded=state.excluded_cards(seat) & ~gone,
-        just_closed=state.just_closed,
-        close_info=state.close_info,
-        match_score=state.match_score,
-        result=state.result,
-        legal_mask=state.legal_mask() if not terminal and to_move == seat else 0,
-    )
+    return _new_view(state.seat_knowledge(seat))
 
 
-def _new_view(**fields) -> PlayerView:
+def _new_view(fields: dict) -> PlayerView:
     # A frozen dataclass's __init__ sets each of its fields through
     # object.__setattr__; filling __dict__ at once is several times faster.
     # Every field is passed, so the result equals PlayerView(**fields).

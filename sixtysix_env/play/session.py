@@ -37,7 +37,6 @@ from ..actions import (
 )
 from ..agents import agent_names, make_agent
 from ..cards import (
-    CARD_POINTS,
     KING,
     NINE,
     NUM_RANKS,
@@ -53,6 +52,7 @@ from ..checks import is_int
 from ..engine import HandResult, State, Trick, deal_from_deck
 from ..errors import SixtySixError
 from ..match import Match
+from ..render import describe_event, third_person, trick_points
 from ..rules import (
     FIRST_LEAD,
     MARRIAGE_PHASE,
@@ -519,9 +519,7 @@ def who(seat: int, capital: bool = True) -> str:
 
 def verb(seat: int, base: str) -> str:
     """``lead`` for you, ``leads`` for the computer."""
-    if seat == HUMAN:
-        return base
-    return base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+    return base if seat == HUMAN else third_person(seat, base)
 
 
 def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
@@ -529,32 +527,21 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
     s, a, before, after = step.seat, step.action, step.before, step.after
     w = who(s)
     out = []
-    if a == EXCHANGE:
-        out.append(
-            f"{w} {verb(s, 'exchange')} the 9 of trumps for {name(before.trump_card)}."
-        )
-    elif a == CLOSE:
-        out.append(f"{w} {verb(s, 'close')} the stock.")
+    if a in (EXCHANGE, CLOSE) or a >= FIRST_MARRIAGE:
+        # The event this action logged, in the shared narration's words.
+        out.append(describe_event(after.events[-1], who, verb, name) + ".")
     else:
         c = action_card(a)
-        if a >= FIRST_MARRIAGE:
-            partner = c + (1 if c % NUM_RANKS == QUEEN else -1)
-            out.append(
-                f"{w} {verb(s, 'declare')} a marriage in {SUIT_NAMES[c // NUM_RANKS]} "
-                f"({marriage_points(before, c)}): {verb(s, 'lead')} {name(c)}, "
-                f"{verb(s, 'show')} {name(partner)}."
-            )
-        elif before.lead_card is None:
+        if before.lead_card is None:
             out.append(f"{w} {verb(s, 'lead')} {name(c)}.")
         else:
             out.append(f"{w} {verb(s, 'play')} {name(c)}.")
-        t = step.trick
-        if t is not None:
-            pts = CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
-            out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({pts} points).")
-            drawn = cards_of(after.hand & ~before.hand)
-            if drawn:
-                out.append(f"You draw {name(drawn[0])}.")
+    t = step.trick
+    if t is not None:
+        out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({trick_points(t)} points).")
+        drawn = cards_of(after.hand & ~before.hand)
+        if drawn:
+            out.append(f"You draw {name(drawn[0])}.")
     if after.result is not None and before.result is None:
         out.append(explain_result(after.result))
     return out

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--package", default="sixtysix_env")
     args = ap.parse_args(argv)
-    graph = grimp.build_graph(args.package, exclude_type_checking_imports=True)
+    graph = grimp.build_graph(args.package, exclude_type_checking_imports=True, cache_dir=None)
     edges: dict[str, set[str]] = {}
     for module in sorted(graph.modules):
         spec = importlib.util.find_spec(module)

@@ -111,11 +111,7 @@ def open_follow(
     ls = lead // NUM_RANKS
     lp = CARD_POINTS[lead]
     best, best_score = -1, -1e9
-    m = cards
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
+    for c in bits_of(cards):
         cs = c // NUM_RANKS
         tp = lp + CARD_POINTS[c]
         if (cs == ls and c > lead) or (cs == trump_suit and ls != trump_suit):
@@ -137,11 +133,7 @@ def open_follow(
 def open_lead(hand: int, cards: int, trump_suit: int, unseen: int) -> int:
     """The open-phase lead among ``cards``: the card cheapest to give up."""
     best, best_cost = -1, 1e9
-    m = cards
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
+    for c in bits_of(cards):
         s, r = divmod(c, NUM_RANKS)
         cost = CARD_POINTS[c] + future_value(c, hand, trump_suit, unseen, True)
         if s == trump_suit:

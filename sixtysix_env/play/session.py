@@ -69,6 +69,7 @@ from ..rules import (
     follow_refusal,
     marriage_refusal,
 )
+from ..rules import marriage_points as rules_marriage_points
 from ..view import PlayerView, player_view
 
 HUMAN, COMPUTER = 0, 1
@@ -195,7 +196,8 @@ class Move:
 
 
 def marriage_points(view: PlayerView, c: int) -> int:
-    return 40 if c // NUM_RANKS == view.trump_suit else 20
+    """Points the marriage led with ``c`` is worth in ``view``'s hand."""
+    return rules_marriage_points(c // NUM_RANKS, view.trump_suit)
 
 
 def moves(view: PlayerView) -> list[Move]:
@@ -328,7 +330,9 @@ _REFUSAL_WORDS: dict[str, Callable[..., str]] = {
         else "The stock is used up: there is nothing to close."
     ),
     STOCK_TOO_SMALL: _too_small,
-    FIRST_LEAD: lambda view, about, name: "These rules do not allow closing before the first trick.",
+    FIRST_LEAD: lambda view, about, name: (
+        "These rules do not allow closing before the first trick."
+    ),
     MARRIAGE_PHASE: lambda view, about, name: (
         "Marriages cannot be declared once the stock is closed or used up."
     ),

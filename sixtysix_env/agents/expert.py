@@ -32,11 +32,11 @@ import random
 import time
 import warnings
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
 from ..engine import State
 from ..view import PlayerView, determinize
-from .heuristic import HeuristicAgent, open_follow, open_lead, sure_close_total
+from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .solver import Solver
 
 __all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
@@ -45,10 +45,9 @@ __all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
 def rollout_action(s: State) -> int:
     """The heuristic's open-phase rules on a full state (fast; for rollouts)."""
     legal = s.legal_mask()
-    if legal & (legal - 1) == 0:
-        return legal.bit_length() - 1
-    if legal >> EXCHANGE & 1:
-        return EXCHANGE
+    a = obvious_action(legal)
+    if a is not None:
+        return a
     p = s.current_player()
     hand = s.hand(p)
     ts = s.trump_suit
@@ -230,10 +229,9 @@ class ExpertAgent:
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return legal.bit_length() - 1
-        if legal >> EXCHANGE & 1:
-            return EXCHANGE
+        a = obvious_action(legal)
+        if a is not None:
+            return a
         solver = self._solver(view.rules)
         me = self._me = view.seat
         sign = 1 if me == 0 else -1

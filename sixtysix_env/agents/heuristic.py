@@ -51,6 +51,7 @@ __all__ = [
     "close_estimate",
     "future_value",
     "open_follow",
+    "obvious_action",
     "open_lead",
     "sure_close_total",
     "sure_winners",
@@ -190,30 +191,39 @@ def sure_close_total(
     total = points
     if won_trick:
         total += best_marriage_points(hand, trump_suit)
-    n_sure = 0
-    for r in _TOP_DOWN:
-        c = trump_suit * NUM_RANKS + r
-        if gone >> c & 1:
-            continue
-        if hand >> c & 1:
-            total += CARD_POINTS[c] + per_trick
-            n_sure += 1
-        else:
-            break
+    pts, n_sure = _top_run(hand, trump_suit, gone, per_trick)
+    total += pts
     if n_sure >= opponent_trumps:
         # The opponent's trumps are drawn: side-suit tops in sequence are sure.
         for s in range(4):
-            if s == trump_suit:
-                continue
-            for r in _TOP_DOWN:
-                c = s * NUM_RANKS + r
-                if gone >> c & 1:
-                    continue
-                if hand >> c & 1:
-                    total += CARD_POINTS[c] + per_trick
-                else:
-                    break
+            if s != trump_suit:
+                total += _top_run(hand, s, gone, per_trick)[0]
     return total
+
+
+def _top_run(hand: int, suit: int, gone: int, per_trick: int) -> tuple[int, int]:
+    """Points (plus ``per_trick`` each) and number of the top cards of ``suit`` that ``hand``
+    holds in sequence, cards in ``gone`` skipped."""
+    pts = n = 0
+    for r in _TOP_DOWN:
+        c = suit * NUM_RANKS + r
+        if gone >> c & 1:
+            continue
+        if not hand >> c & 1:
+            break
+        pts += CARD_POINTS[c] + per_trick
+        n += 1
+    return pts, n
+
+
+def obvious_action(legal: int) -> int | None:
+    """The action to take without thinking: the only legal one, or the exchange of the
+    trump 9 (always worth it); None otherwise. ``legal`` is a legal-action mask."""
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
+    return None
 
 
 def close_estimate(view: PlayerView, per_trick: int = 0) -> int:
@@ -260,10 +270,9 @@ class HeuristicAgent:
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return legal.bit_length() - 1
-        if legal >> EXCHANGE & 1:
-            return EXCHANGE
+        a = obvious_action(legal)
+        if a is not None:
+            return a
         strict = view.closed_by is not None or view.stock_left == 0
         if view.lead_card is None:
             return self._lead(view, legal, strict)

@@ -19,7 +19,7 @@ against: plain minimax over :meth:`State.apply`.
 from __future__ import annotations
 
 from ..actions import marriage_action
-from ..cards import CARD_POINTS, NUM_CARDS, NUM_RANKS, PARTNER_BIT
+from ..cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
 from ..engine import State
 from ..rules import (
     BEATS,
@@ -140,7 +140,9 @@ class _Search:
         PTS = CARD_POINTS
         PB = PARTNER_BIT
         MP = [marriage_points(c // NUM_RANKS, trump_suit) for c in range(NUM_CARDS)]
-        fmask = follow_mask
+        SM = SUIT_MASK
+        HIS = HIGHER_IN_SUIT
+        trump = SM[trump_suit]
         gpts = game_points
         tt: dict = {}
         solver = self.solver
@@ -180,7 +182,14 @@ class _Search:
         def follow(hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta):
             """Follower to answer ``lead``; value for the leader (follower minimises)."""
             solver.nodes += 1
-            moves = fmask(hf, lead, trump_suit, must_beat)
+            # rules.follow_mask, inlined: the search's hottest line (tests/test_solver.py checks
+            # the search against plain minimax over State.apply, whose mask calls follow_mask).
+            moves = hf & SM[lead // 6]
+            if moves:
+                if must_beat:
+                    moves = moves & HIS[lead] or moves
+            else:
+                moves = hf & trump or hf
             win = moves & BT[lead]
             lose = moves & ~win
             lp = PTS[lead]

@@ -249,6 +249,18 @@ STOCK_EXHAUSTED = "stock_exhausted"
 STOCK_TOO_SMALL = "stock_too_small"  # fewer face-down cards than the switch asks
 FIRST_LEAD = "first_lead"  # close_on_first_lead is off and no trick is done
 MARRIAGE_PHASE = "marriage_phase"  # strict phase without marriage_after_close
+REFUSALS = (
+    NOT_HELD,
+    MUST_FOLLOW,
+    MUST_BEAT,
+    MUST_TRUMP,
+    NO_TRICK_YET,
+    STOCK_CLOSED,
+    STOCK_EXHAUSTED,
+    STOCK_TOO_SMALL,
+    FIRST_LEAD,
+    MARRIAGE_PHASE,
+)
 
 
 def follow_refusal(

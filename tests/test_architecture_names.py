@@ -72,3 +72,11 @@ def test_only_the_engine_reads_the_state_layout():
                     offenders.append(f"{path.name}:{node.lineno} imports {sorted(names)}")
         offenders += [f"{path.name}:{n} indexes .v" for n in _indexes_state_v(tree)]
     assert not offenders, offenders
+
+
+def test_every_refusal_code_of_the_rules_has_words_for_people():
+    from sixtysix_env.play.session import _REFUSAL_WORDS
+    from sixtysix_env.rules import REFUSALS
+
+    assert len(set(REFUSALS)) == len(REFUSALS)
+    assert set(REFUSALS) == set(_REFUSAL_WORDS)

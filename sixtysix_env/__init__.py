@@ -79,7 +79,9 @@ __all__ = [
     "render_view",
 ]
 
-# Gymnasium registration of the single-agent environment (``SixtySix-v0``).
-from .env.registration import register_envs as _register_envs  # noqa: E402
+# Gymnasium registration of the single-agent environment (``SixtySix-v0``), done
+# when Gymnasium is imported (so importing this package loads neither Gymnasium
+# nor numpy).
+from .gym_registration import install as _install_gym_registration  # noqa: E402
 
-_register_envs()
+_install_gym_registration()

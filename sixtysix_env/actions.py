@@ -16,7 +16,17 @@ Names: a card code (``"QH"``), ``"marry-QH"``, ``"exchange"``, ``"close"``.
 
 from __future__ import annotations
 
-from .cards import KING, NUM_CARDS, NUM_RANKS, QUEEN, card, card_code, parse_card
+from .cards import (
+    KING,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    QUEEN,
+    QUEEN_KING,
+    card,
+    card_code,
+    parse_card,
+)
 from .checks import ALLOWED, is_int
 
 NUM_ACTIONS = 34
@@ -26,6 +36,15 @@ CLOSE = 33
 
 #: Card led by each marriage action.
 MARRIAGE_CARD = tuple(card(i // 2, KING if i % 2 else QUEEN) for i in range(8))
+
+
+def marriage_mask(hand: int) -> int:
+    """The marriage actions (bits 24-31) of the queen-king pairs held in ``hand``."""
+    m = 0
+    for s in range(NUM_SUITS):
+        if hand & QUEEN_KING[s] == QUEEN_KING[s]:
+            m |= 3 << (FIRST_MARRIAGE + 2 * s)
+    return m
 
 
 def marriage_action(c: int) -> int:

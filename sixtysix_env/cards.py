@@ -35,6 +35,29 @@ HIGHER_IN_SUIT = tuple(
 )
 
 
+#: For each suit, the mask of its queen and king (the two cards of a marriage).
+QUEEN_KING = tuple(
+    (1 << (s * NUM_RANKS + QUEEN)) | (1 << (s * NUM_RANKS + KING)) for s in range(NUM_SUITS)
+)
+#: For each suit, the bit of its 9 (the card exchanged for the face-up trump).
+NINE_BIT = tuple(1 << (s * NUM_RANKS + NINE) for s in range(NUM_SUITS))
+#: For each card, the bit of its marriage partner (the king of a queen, the queen of a king),
+#: 0 for the other ranks.
+PARTNER_BIT = tuple(
+    1 << (c + (1 if c % NUM_RANKS == QUEEN else -1)) if c % NUM_RANKS in (QUEEN, KING) else 0
+    for c in range(NUM_CARDS)
+)
+
+
+def marriage_halves(hand: int) -> int:
+    """Queens and kings in ``hand`` whose partner is in ``hand`` too."""
+    m = 0
+    for qk in QUEEN_KING:
+        if hand & qk == qk:
+            m |= qk
+    return m
+
+
 def card(suit: int, rank: int) -> int:
     """The id of the card of ``suit`` (0-3) and ``rank`` (0-5)."""
     return suit * NUM_RANKS + rank

@@ -16,7 +16,10 @@ from . import __version__
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sixtysix_env.demo", "deal a hand and play it out between two agents"),
-    "agents": ("sixtysix_env.shipped", "list the agents and shipped policies, with their figures"),
+    "agents": (
+        "sixtysix_env.agents.listing",
+        "list the agents and shipped policies, with their figures",
+    ),
     "eval": ("sixtysix_env.evaluation", "rank agents by paired-deal evaluation"),
     "play": ("sixtysix_env.play.terminal", "play a match against the computer in the terminal"),
     "serve": ("sixtysix_env.play.web", "serve a web page to play against the computer"),

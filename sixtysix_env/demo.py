@@ -11,11 +11,11 @@ import argparse
 import random
 import sys
 
-from .actions import action_name
 from .agents import agent_names, make_agent
 from .cards import SUIT_NAMES, card_code
-from .engine import Close, Exchange, Marriage, Trick, new_hand
-from .render import hand_text
+from .engine import new_hand
+from .events import Trick
+from .render import describe_event, hand_text
 from .rules import PRESETS
 from .view import player_view
 
@@ -58,7 +58,9 @@ def play_demo(
         state = state.apply(players[seat].act(player_view(state, seat), rngs[seat]))
         events = state.events()
         for e in events[seen:]:
-            out.append(_describe(e, state))
+            # Tricks start a line; what happens on a lead is indented under them.
+            indent = "" if type(e) is Trick else " " * 10
+            out.append(indent + describe_event(e))
         seen = len(events)
     res = state.result
     out += [
@@ -69,25 +71,6 @@ def play_demo(
         "Result: " + res.explain(),
     ]
     return "\n".join(out)
-
-
-def _describe(e, state) -> str:
-    t = type(e)
-    if t is Trick:
-        return (
-            f"Trick {e.number:2d}: seat {e.leader} leads {card_code(e.lead)}, "
-            f"seat {1 - e.leader} plays {card_code(e.follow)}: seat {e.winner} wins"
-        )
-    if t is Marriage:
-        return (
-            f"          seat {e.seat} declares a marriage in {SUIT_NAMES[e.suit]} "
-            f"({e.points}), showing {card_code(e.shown)}"
-        )
-    if t is Exchange:
-        return f"          seat {e.seat} exchanges the trump 9 for {card_code(e.taken)}"
-    if t is Close:
-        return f"          seat {e.seat} closes the stock"
-    return f"          {action_name(e)}"  # pragma: no cover
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,11 @@ The verbs follow OpenSpiel: :meth:`~State.current_player`,
 :meth:`~State.legal_actions`, :meth:`~State.apply`, :meth:`~State.is_terminal`,
 :meth:`~State.returns`.
 
-Internally the numbers of a state live in one flat list (one copy per step):
+Internally the numbers of a state live in one flat list (one copy per step).
+The layout is this module's own: other modules read a state through its
+named accessors, build one with :func:`build_state`, and search code takes
+its integers in one call, :meth:`State.search_position` (the documented fast
+path). The indices:
 
 =====  ============  ===================================================
 index  name          meaning
@@ -37,7 +41,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .actions import (
@@ -47,17 +50,17 @@ from .actions import (
     MARRIAGE_CARD,
     NUM_ACTIONS,
     action_name,
+    marriage_mask,
     parse_action,
 )
 from .cards import (
     BYTE_BITS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
-    KING,
     NINE,
     NUM_CARDS,
     NUM_RANKS,
-    QUEEN,
+    PARTNER_BIT,
     SUIT_MASK,
     card,
     card_code,
@@ -65,7 +68,32 @@ from .cards import (
 )
 from .checks import ALLOWED, as_int, as_seat, as_seed, is_int
 from .errors import DeckError, IllegalActionError
-from .rules import RuleConfig, make_rules
+from .events import (
+    FAILED_CLOSE,
+    LAST_TRICK,
+    TIE,
+    WENT_OUT,
+    Close,
+    Event,
+    Exchange,
+    HandResult,
+    Marriage,
+    Trick,
+)
+from .render import render_state
+from .rules import (
+    BEATS,
+    RuleConfig,
+    close_refusal,
+    counted_total,
+    exchange_refusal,
+    failed_close_points,
+    follow_mask,
+    game_points,
+    make_rules,
+    marriage_points,
+    marriage_refusal,
+)
 
 HAND, CARD_PTS, MARRIAGE_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
 STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
@@ -73,103 +101,29 @@ LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
 _NV = 24
 
 HAND_SIZE = 6
-#: Reasons a hand ends.
-WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
-
-_QK_MASK = tuple((1 << card(s, QUEEN)) | (1 << card(s, KING)) for s in range(4))
-_NINE_BIT = tuple(1 << card(s, NINE) for s in range(4))
-_PARTNER = {card(s, QUEEN): card(s, KING) for s in range(4)} | {
-    card(s, KING): card(s, QUEEN) for s in range(4)
-}
-
-
 _B0, _B1, _B2, _B3, _B4 = BYTE_BITS
+class SearchPosition(NamedTuple):
+    """:meth:`State.search_position`: a position as the integers a search works on.
 
+    Sides are relative to the seat leading the trick ("l" the leader, "f" the
+    follower); hands are card masks; ``closer`` is -1 (stock not closed), 0
+    (the leader closed) or 1 (the follower closed); ``lead`` is the card on
+    the table or -1.
+    """
 
-# Public events of a hand, in the order they happened (all of them are seen by
-# both players, so a player's view can carry the whole list).
-class Trick(NamedTuple):
-    number: int  # 1-based
     leader: int
+    hand_l: int
+    hand_f: int
+    card_points_l: int
+    card_points_f: int
+    marriage_points_l: int
+    marriage_points_f: int
+    tricks_l: int
+    tricks_f: int
+    closer: int
     lead: int
-    follow: int
-    winner: int
-
-
-class Marriage(NamedTuple):
-    seat: int
-    suit: int
-    points: int
-    led: int  # the card led
-    shown: int  # the partner shown from the hand
-
-
-class Exchange(NamedTuple):
-    seat: int
-    taken: int  # the face-up trump card taken into the hand
-    nine: int  # the trump 9 put in its place
-
-
-class Close(NamedTuple):
-    seat: int
-    tricks_done: int
-
-
-Event = Trick | Marriage | Exchange | Close
-
-
-@dataclass(frozen=True)
-class HandResult:
-    """How a hand ended and what it scored."""
-
-    winner: int | None  # None for a tie
-    game_points: int  # 0-3 for the winner
-    reason: str  # went_out, failed_close, last_trick or tie
-    card_points: tuple[int, int]
-    marriage_points: tuple[int, int]
-    tricks_won: tuple[int, int]
-    #: The totals the scoring used (card points, marriages of a side that won
-    #: a trick, the last-trick bonus).
-    totals: tuple[int, int]
-    closed_by: int | None
-    last_trick_winner: int | None
-    #: The rule values the hand was played with (switches, so ``explain``
-    #: must not assume the defaults).
-    going_out: int = RuleConfig.going_out
-    last_trick_bonus: int = RuleConfig.last_trick_bonus
-
-    def returns(self) -> tuple[int, int]:
-        """Zero-sum game points: (+gp, -gp) from each seat's side."""
-        if self.winner is None:
-            return (0, 0)
-        gp = self.game_points
-        return (gp, -gp) if self.winner == 0 else (-gp, gp)
-
-    def explain(self, names: Sequence[str] = ("Seat 0", "Seat 1")) -> str:
-        """A sentence saying why the hand scored what it did."""
-        if self.winner is None:
-            return f"Tie at {self.totals[0]}-{self.totals[1]}: no game points."
-        w, lo = self.winner, 1 - self.winner
-        gp = self.game_points
-        unit = "game point" if gp == 1 else "game points"
-        if self.reason == FAILED_CLOSE:
-            return (
-                f"{names[self.closed_by]} closed the stock but did not reach {self.going_out}: "
-                f"{names[w]} scores {gp} {unit}."
-            )
-        bonus = f", last trick +{self.last_trick_bonus} included" if self.last_trick_bonus else ""
-        how = {
-            WENT_OUT: f"{names[w]} reached {self.totals[w]}",
-            LAST_TRICK: f"Nobody reached {self.going_out}; {names[w]} has the higher total "
-            f"({self.totals[w]} to {self.totals[lo]}{bonus})",
-        }[self.reason]
-        if gp == 3:
-            why = f"{names[lo]} won no trick"
-        elif gp == 2:
-            why = f"{names[lo]} has {self.totals[lo]}, fewer than 33"
-        else:
-            why = f"{names[lo]} has {self.totals[lo]}, at least 33"
-        return f"{how}; {why}: {gp} {unit}."
+    just_closed: int
+    trump_suit: int
 
 
 class State:
@@ -326,8 +280,7 @@ class State:
     def points(self, seat: int) -> int:
         """Card points plus marriage points (marriages count once a trick is won)."""
         v = self.v
-        m = v[MARRIAGE_PTS + seat] if v[TRICKS + seat] else 0
-        return v[CARD_PTS + seat] + m
+        return counted_total(v[CARD_PTS + seat], v[MARRIAGE_PTS + seat], v[TRICKS + seat])
 
     def events(self) -> tuple[Event, ...]:
         """Public events of the hand so far, oldest first."""
@@ -346,6 +299,91 @@ class State:
         """Cards in ``seat``'s hand that the opponent has seen."""
         return self.v[KNOWN + seat] & self.v[HAND + seat]
 
+    def seen_cards(self, seat: int) -> int:
+        """Cards of ``seat`` the opponent has seen, those since played included."""
+        return self.v[KNOWN + seat]
+
+    def excluded_cards(self, seat: int) -> int:
+        """Cards ``seat`` is known not to hold (strict-phase deductions)."""
+        return self.v[EXCLUDED + seat]
+
+    @property
+    def just_closed(self) -> bool:
+        """True between a close and the lead that follows it (the closer may still declare)."""
+        return bool(self.v[JUST_CLOSED])
+
+    def seat_knowledge(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know (docs/rules.md §18), as the fields of
+        :class:`~sixtysix_env.view.PlayerView` (which :func:`~sixtysix_env.view.player_view`
+        builds from it): one call, as an agent acts many times a hand."""
+        v = self.v
+        o = 1 - seat
+        stock_left = len(self.stock) - v[STOCK_POS]
+        closed = v[CLOSED_BY]
+        opp_hand = v[HAND + o]
+        own_hand = v[HAND + seat]
+        if closed < 0 and stock_left == 0:
+            # Every card is accounted for: both hands are known to both seats.
+            opp_known, own_known = opp_hand, own_hand
+        else:
+            opp_known, own_known = v[KNOWN + o] & opp_hand, v[KNOWN + seat] & own_hand
+        terminal = self.result is not None
+        gone = v[PLAYED] | v[PLAYED + 1] | own_hand  # deductions about these no longer matter
+        return {
+            "seat": seat,
+            "rules": self.rules,
+            "dealer": v[DEALER],
+            "leader": v[LEADER],
+            "to_move": -1 if terminal else v[TO_MOVE],
+            "hand": own_hand,
+            "trump_suit": v[TRUMP_SUIT],
+            "trump_card": v[TRUMP_CARD],
+            "stock_left": stock_left,
+            "closed_by": None if closed < 0 else closed,
+            "lead_card": None if v[LEAD] < 0 else v[LEAD],
+            "played": (v[PLAYED], v[PLAYED + 1]),
+            "card_points": (v[CARD_PTS], v[CARD_PTS + 1]),
+            "marriage_points": (v[MARRIAGE_PTS], v[MARRIAGE_PTS + 1]),
+            "tricks_won": (v[TRICKS], v[TRICKS + 1]),
+            "events": self.events(),
+            "opponent_known": opp_known,
+            "opponent_excluded": v[EXCLUDED + o] & ~gone,
+            "opponent_hand_size": opp_hand.bit_count(),
+            "own_known": own_known,
+            "own_excluded": v[EXCLUDED + seat] & ~gone,
+            "just_closed": bool(v[JUST_CLOSED]),
+            "close_info": self.close_info,
+            "match_score": self.match_score,
+            "result": self.result,
+            "legal_mask": self.legal_mask() if not terminal and v[TO_MOVE] == seat else 0,
+        }
+
+    def search_position(self) -> SearchPosition:
+        """The position as plain integers, sides relative to the leader of the trick.
+
+        The one fast path for search code (:mod:`sixtysix_env.agents.solver`):
+        one call, no further reads of the state.
+        """
+        v = self.v
+        ld = v[LEADER]
+        f = 1 - ld
+        closer = v[CLOSED_BY]
+        return SearchPosition(
+            ld,
+            v[HAND + ld],
+            v[HAND + f],
+            v[CARD_PTS + ld],
+            v[CARD_PTS + f],
+            v[MARRIAGE_PTS + ld],
+            v[MARRIAGE_PTS + f],
+            v[TRICKS + ld],
+            v[TRICKS + f],
+            -1 if closer < 0 else (0 if closer == ld else 1),
+            v[LEAD],
+            v[JUST_CLOSED],
+            v[TRUMP_SUIT],
+        )
+
     # -- rules --------------------------------------------------------------
 
     def legal_mask(self) -> int:
@@ -361,43 +399,23 @@ class State:
         hand = v[HAND + p]
         closed = v[CLOSED_BY] >= 0
         stock_left = len(self.stock) - v[STOCK_POS]
-        strict = closed or stock_left == 0
+        rules = self.rules
         lead = v[LEAD]
         if lead >= 0:
-            if strict:
-                ls = lead // NUM_RANKS
-                follow = hand & SUIT_MASK[ls]
-                if follow:
-                    if self.rules.must_beat_in_suit:
-                        higher = follow & HIGHER_IN_SUIT[lead]
-                        if higher:
-                            follow = higher
-                    m = follow
-                else:
-                    m = hand & SUIT_MASK[v[TRUMP_SUIT]] or hand
+            if closed or not stock_left:
+                m = follow_mask(hand, lead, v[TRUMP_SUIT], rules.must_beat_in_suit)
             else:
                 m = hand
             self._legal = m
             return m
+        # Leading: any card; marriages, the exchange and the close as the rules allow.
         m = hand
-        rules = self.rules
-        if v[TRICKS + p]:
-            if not strict or v[JUST_CLOSED] or rules.marriage_after_close:
-                for s in range(4):
-                    qk = _QK_MASK[s]
-                    if hand & qk == qk:
-                        m |= 3 << (FIRST_MARRIAGE + 2 * s)
-            if (
-                not closed
-                and stock_left >= rules.min_stock_to_exchange
-                and hand & _NINE_BIT[v[TRUMP_SUIT]]
-            ):
-                m |= 1 << EXCHANGE
-        if (
-            not closed
-            and stock_left >= rules.min_stock_to_close
-            and (v[TRICK_NO] or rules.close_on_first_lead)
-        ):
+        won = v[TRICKS + p] > 0
+        if marriage_refusal(rules, won, closed, stock_left, v[JUST_CLOSED]) is None:
+            m |= marriage_mask(hand)
+        if exchange_refusal(rules, hand, v[TRUMP_SUIT], won, closed, stock_left) is None:
+            m |= 1 << EXCHANGE
+        if close_refusal(rules, closed, stock_left, v[TRICK_NO]) is None:
             m |= 1 << CLOSE
         self._legal = m
         return m
@@ -407,6 +425,7 @@ class State:
         m = self._legal
         if m < 0:
             m = self.legal_mask()
+        # cards.bits_of inlined (the five byte tables): this is the engine's hottest call.
         return list(
             _B0[m & 255] + _B1[m >> 8 & 255] + _B2[m >> 16 & 255] + _B3[m >> 24 & 255] + _B4[m >> 32]
         )
@@ -459,8 +478,6 @@ class State:
     # -- display --------------------------------------------------------------
 
     def __repr__(self) -> str:
-        from .render import render_state
-
         return render_state(self)
 
 
@@ -487,8 +504,8 @@ def _apply(s: State, action: int) -> None:
     if action >= FIRST_MARRIAGE:
         c = MARRIAGE_CARD[action - FIRST_MARRIAGE]
         suit = c // NUM_RANKS
-        pts = 40 if suit == v[TRUMP_SUIT] else 20
-        shown = _PARTNER[c]
+        pts = marriage_points(suit, v[TRUMP_SUIT])
+        shown = PARTNER_BIT[c].bit_length() - 1
         v[MARRIAGE_PTS + p] += pts
         v[KNOWN + p] |= 1 << shown
         s.log = (Marriage(p, suit, pts, c, shown), s.log)
@@ -524,10 +541,7 @@ def _apply(s: State, action: int) -> None:
             v[EXCLUDED + p] |= SUIT_MASK[ls] if fs == ts else SUIT_MASK[ls] | SUIT_MASK[ts]
         elif c < lead and s.rules.must_beat_in_suit:
             v[EXCLUDED + p] |= HIGHER_IN_SUIT[lead]
-    if fs == ls:
-        w = p if c > lead else leader
-    else:
-        w = p if fs == ts else leader
+    w = p if BEATS[ts][lead] >> c & 1 else leader
     v[CARD_PTS + w] += CARD_POINTS[lead] + CARD_POINTS[c]
     v[TRICKS + w] += 1
     v[TRICK_NO] += 1
@@ -555,21 +569,11 @@ def _apply(s: State, action: int) -> None:
 
 
 def _totals(v: list[int]) -> list[int]:
-    return [v[CARD_PTS + i] + (v[MARRIAGE_PTS + i] if v[TRICKS + i] else 0) for i in (0, 1)]
-
-
-def _game_points_by_loser(loser_total: int, loser_tricks: int) -> int:
-    """The hand winner's game points (docs/rules.md §15)."""
-    if loser_tricks == 0:
-        return 3
-    return 1 if loser_total >= 33 else 2
+    return [counted_total(v[CARD_PTS + i], v[MARRIAGE_PTS + i], v[TRICKS + i]) for i in (0, 1)]
 
 
 def _failed_close_points(s: State) -> int:
-    pen = s.rules.failed_close_penalty
-    if pen == "2-or-3":
-        return 3 if s.close_info[2] == 0 else 2
-    return int(pen)
+    return failed_close_points(s.rules, s.close_info[2])
 
 
 def _end_went_out(s: State, w: int) -> None:
@@ -584,9 +588,9 @@ def _end_went_out(s: State, w: int) -> None:
         reason = WENT_OUT
         if closer == w and s.rules.opponent_totals_at == "close":
             cp, mp, tr = s.close_info
-            totals[lo] = cp + (mp if tr else 0)
+            totals[lo] = counted_total(cp, mp, tr)
             tricks[lo] = tr
-        gp = _game_points_by_loser(totals[lo], tricks[lo])
+        gp = game_points(totals[lo], tricks[lo])
     _set_result(s, w, gp, reason, totals, None)
 
 
@@ -602,7 +606,7 @@ def _end_ran_out(s: State, last: int) -> None:
         _set_result(s, None, 0, TIE, totals, last)
         return
     w = 0 if totals[0] > totals[1] else 1
-    gp = _game_points_by_loser(totals[1 - w], v[TRICKS + 1 - w])
+    gp = game_points(totals[1 - w], v[TRICKS + 1 - w])
     _set_result(s, w, gp, LAST_TRICK, totals, last)
 
 
@@ -645,6 +649,67 @@ def _new_state(rules: RuleConfig, hands, trump_card, stock, dealer, match_score)
     s.close_info = None
     s.result = None
     s.match_score = tuple(match_score)
+    s._legal = -1
+    return s
+
+
+def build_state(
+    rules: RuleConfig,
+    *,
+    hands: tuple[int, int],
+    card_points: tuple[int, int],
+    marriage_points: tuple[int, int],
+    tricks_won: tuple[int, int],
+    played: tuple[int, int],
+    seen: tuple[int, int],
+    excluded: tuple[int, int],
+    stock: Sequence[int],
+    trump_card: int,
+    dealer: int,
+    leader: int,
+    to_move: int,
+    lead_card: int | None,
+    closed_by: int | None,
+    tricks_done: int,
+    just_closed: bool,
+    events: Sequence[Event],
+    close_info: tuple[int, int, int] | None,
+    result: HandResult | None,
+    match_score: tuple[int, int],
+) -> State:
+    """A state from its parts (``stock`` the face-down cards in drawing order); for
+    :func:`~sixtysix_env.view.determinize`, which deals a view's hidden cards. Nothing is
+    checked: the parts must describe a position the rules can reach."""
+    s = State.__new__(State)
+    s.rules = rules
+    v = [0] * _NV
+    for i in (0, 1):
+        v[HAND + i] = hands[i]
+        v[CARD_PTS + i] = card_points[i]
+        v[MARRIAGE_PTS + i] = marriage_points[i]
+        v[TRICKS + i] = tricks_won[i]
+        v[PLAYED + i] = played[i]
+        v[KNOWN + i] = seen[i]
+        v[EXCLUDED + i] = excluded[i]
+    v[STOCK_POS] = 0
+    v[TRUMP_CARD] = trump_card
+    v[TRUMP_SUIT] = trump_card // NUM_RANKS
+    v[DEALER] = dealer
+    v[LEADER] = leader
+    v[TO_MOVE] = to_move
+    v[LEAD] = -1 if lead_card is None else lead_card
+    v[CLOSED_BY] = -1 if closed_by is None else closed_by
+    v[TRICK_NO] = tricks_done
+    v[JUST_CLOSED] = int(just_closed)
+    s.v = v
+    s.stock = tuple(stock)
+    log = None
+    for e in events:
+        log = (e, log)
+    s.log = log
+    s.close_info = close_info
+    s.result = result
+    s.match_score = match_score
     s._legal = -1
     return s
 

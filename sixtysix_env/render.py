@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .actions import action_name
-from .cards import SUIT_NAMES, card_code, cards_of
+from .cards import CARD_POINTS, SUIT_NAMES, card_code, cards_of
+from .events import Close, Event, Exchange, Marriage, Trick
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only for annotations: the engine and the view import this module
     from .engine import State
     from .view import PlayerView
 
@@ -22,27 +24,52 @@ def hand_text(mask: int) -> str:
     return " | ".join(groups) if groups else "-"
 
 
-def _trick_lines(events) -> list[str]:
-    from .engine import Close, Exchange, Marriage, Trick
+def seat_name(seat: int) -> str:
+    return f"seat {seat}"
 
-    lines = []
-    for e in events:
-        t = type(e)
-        if t is Trick:
-            lines.append(
-                f"  trick {e.number:2d}: seat {e.leader} led {card_code(e.lead)}, "
-                f"seat {1 - e.leader} played {card_code(e.follow)} -> seat {e.winner} wins"
-            )
-        elif t is Marriage:
-            lines.append(
-                f"  seat {e.seat} declares {e.points} in {SUIT_NAMES[e.suit]} "
-                f"(leads {card_code(e.led)}, shows {card_code(e.shown)})"
-            )
-        elif t is Exchange:
-            lines.append(f"  seat {e.seat} exchanges the trump 9 for {card_code(e.taken)}")
-        elif t is Close:
-            lines.append(f"  seat {e.seat} closes the stock")
-    return lines
+
+def third_person(seat: int, verb: str) -> str:
+    """``leads`` for ``lead``: the verb for a seat named in the third person."""
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def describe_event(
+    e: Event,
+    who: Callable[[int], str] = seat_name,
+    verb: Callable[[int, str], str] = third_person,
+    name: Callable[[int], str] = card_code,
+) -> str:
+    """One sentence (no final stop) for a public event: the narration of demos, pictures of a
+    state and the play session. ``who`` names a seat, ``verb`` conjugates for it, ``name``
+    names a card."""
+    t = type(e)
+    if t is Trick:
+        f, w = 1 - e.leader, e.winner
+        return (
+            f"Trick {e.number:2d}: {who(e.leader)} {verb(e.leader, 'lead')} {name(e.lead)}, "
+            f"{who(f)} {verb(f, 'play')} {name(e.follow)}: {who(w)} {verb(w, 'win')} "
+            f"({trick_points(e)} points)"
+        )
+    if t is Marriage:
+        s = e.seat
+        return (
+            f"{who(s)} {verb(s, 'declare')} a marriage in {SUIT_NAMES[e.suit]} ({e.points}): "
+            f"{verb(s, 'lead')} {name(e.led)}, {verb(s, 'show')} {name(e.shown)}"
+        )
+    if t is Exchange:
+        return f"{who(e.seat)} {verb(e.seat, 'exchange')} the 9 of trumps for {name(e.taken)}"
+    if t is Close:
+        return f"{who(e.seat)} {verb(e.seat, 'close')} the stock"
+    raise TypeError(f"not an event of a hand: {e!r}")
+
+
+def trick_points(t: Trick) -> int:
+    """Card points a trick takes."""
+    return CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
+
+
+def _event_lines(events) -> list[str]:
+    return ["  " + describe_event(e) for e in events]
 
 
 def _stock_line(stock_left: int, trump_card: int, closed_by) -> str:
@@ -56,9 +83,6 @@ def _stock_line(stock_left: int, trump_card: int, closed_by) -> str:
 
 def render_state(state: State) -> str:
     """Neutral picture of a state: both hands shown."""
-    from .engine import HAND
-
-    v = state.v
     lines = [
         f"Sixty-Six ({state.rules.name}), dealer: seat {state.dealer}, "
         f"trumps: {SUIT_NAMES[state.trump_suit]}, phase: {state.phase()}",
@@ -66,7 +90,7 @@ def render_state(state: State) -> str:
     ]
     for seat in (0, 1):
         lines.append(
-            f"seat {seat}: {hand_text(v[HAND + seat])}   "
+            f"seat {seat}: {hand_text(state.hand(seat))}   "
             f"[points {state.card_points[seat]}+{state.marriage_points[seat]}, "
             f"tricks {state.tricks_won[seat]}]"
         )
@@ -74,7 +98,7 @@ def render_state(state: State) -> str:
         lines.append(f"match score: {state.match_score[0]}-{state.match_score[1]}")
     if state.lead_card is not None:
         lines.append(f"on the table: {card_code(state.lead_card)} led by seat {state.leader}")
-    lines += _trick_lines(state.events())
+    lines += _event_lines(state.events())
     if state.result is not None:
         lines.append("result: " + state.result.explain())
     else:
@@ -102,7 +126,7 @@ def render_view(view: PlayerView) -> str:
         lines.append(f"match score: {view.match_score[0]}-{view.match_score[1]}")
     if view.lead_card is not None:
         lines.append(f"on the table: {card_code(view.lead_card)} led by seat {view.leader}")
-    lines += _trick_lines(view.events)
+    lines += _event_lines(view.events)
     if view.result is not None:
         lines.append("result: " + view.result.explain())
     elif view.to_move == s:

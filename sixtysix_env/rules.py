@@ -14,6 +14,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .cards import (
+    HIGHER_IN_SUIT,
+    NINE_BIT,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    QUEEN_KING,
+    SUIT_MASK,
+)
 from .errors import RuleConfigError
 
 FAILED_CLOSE_PENALTIES = ("2", "2-or-3", "3")
@@ -160,3 +169,166 @@ def make_rules(rules: str | RuleConfig | dict | None = None, **overrides: Any) -
             overrides["name"] = base.name + "+custom" if not base.name.endswith("+custom") else base.name
         base = dataclasses.replace(base, **overrides)
     return base
+
+
+# -- the rules as small functions on plain integers ---------------------------
+#
+# One statement of each rule, used by the engine, the solver's search, the
+# agents, the explanations given to people and the narration. Cards and hands
+# are card ids and bit masks (:mod:`sixtysix_env.cards`); nothing here builds a
+# state, so the search can call these on its own integers.
+
+#: A hand's loser with this total (card points and counted marriages) or more
+#: gives the winner 1 game point, under it 2 (docs/rules.md §15). Fixed: it
+#: does not follow the ``going_out`` switch.
+ONE_POINT_TOTAL = 33
+#: A marriage's points: in the trump suit, and in another suit (docs/rules.md §8).
+TRUMP_MARRIAGE_POINTS, MARRIAGE_POINTS = 40, 20
+
+
+def marriage_points(suit: int, trump_suit: int) -> int:
+    """Points a marriage in ``suit`` is worth."""
+    return TRUMP_MARRIAGE_POINTS if suit == trump_suit else MARRIAGE_POINTS
+
+
+def best_marriage_points(hand: int, trump_suit: int) -> int:
+    """The most a marriage held in ``hand`` is worth (0 without one)."""
+    best = 0
+    for s in range(NUM_SUITS):
+        if hand & QUEEN_KING[s] == QUEEN_KING[s]:
+            best = max(best, marriage_points(s, trump_suit))
+    return best
+
+
+def counted_total(card_points: int, marriage_points: int, tricks: int) -> int:
+    """A side's total: card points, plus marriage points once it has won a trick (§8)."""
+    return card_points + (marriage_points if tricks else 0)
+
+
+#: ``BEATS[trump_suit][lead]``: the cards that win a trick against ``lead``
+#: (higher in its suit, or any trump when a side suit was led; docs/rules.md §4).
+BEATS = tuple(
+    tuple(
+        HIGHER_IN_SUIT[lead] | (SUIT_MASK[ts] if lead // NUM_RANKS != ts else 0)
+        for lead in range(NUM_CARDS)
+    )
+    for ts in range(NUM_SUITS)
+)
+
+
+def follower_wins(lead: int, follow: int, trump_suit: int) -> bool:
+    """Whether ``follow`` wins the trick against ``lead``."""
+    return bool(BEATS[trump_suit][lead] >> follow & 1)
+
+
+def follow_mask(hand: int, lead: int, trump_suit: int, must_beat: bool) -> int:
+    """The cards of ``hand`` that may answer ``lead`` in the strict phase (docs/rules.md §7).
+
+    Follow suit (beating the lead if able, when ``must_beat``); without the
+    suit, trump; without either, any card. In the open phase any card may be
+    played.
+    """
+    follow = hand & SUIT_MASK[lead // NUM_RANKS]
+    if follow:
+        if must_beat:
+            return follow & HIGHER_IN_SUIT[lead] or follow
+        return follow
+    return hand & SUIT_MASK[trump_suit] or hand
+
+
+# Why an action is refused: the codes below, or None when the rule allows it.
+# ``sixtysix_env.play.session.explain_illegal`` words them for people; the
+# engine's legal mask is built from the same functions.
+NOT_HELD = "not_held"  # the card (or the 9 of trumps, or a marriage half) is not in hand
+MUST_FOLLOW = "must_follow"  # strict phase: a card of the led suit must be played
+MUST_BEAT = "must_beat"  # strict phase, must_beat_in_suit: a higher card of the suit
+MUST_TRUMP = "must_trump"  # strict phase, void in the led suit: a trump must be played
+NO_TRICK_YET = "no_trick_yet"  # marriages and the exchange need a trick won
+STOCK_CLOSED = "stock_closed"
+STOCK_EXHAUSTED = "stock_exhausted"
+STOCK_TOO_SMALL = "stock_too_small"  # fewer face-down cards than the switch asks
+FIRST_LEAD = "first_lead"  # close_on_first_lead is off and no trick is done
+MARRIAGE_PHASE = "marriage_phase"  # strict phase without marriage_after_close
+REFUSALS = (
+    NOT_HELD,
+    MUST_FOLLOW,
+    MUST_BEAT,
+    MUST_TRUMP,
+    NO_TRICK_YET,
+    STOCK_CLOSED,
+    STOCK_EXHAUSTED,
+    STOCK_TOO_SMALL,
+    FIRST_LEAD,
+    MARRIAGE_PHASE,
+)
+
+
+def follow_refusal(
+    hand: int, lead: int, card: int, trump_suit: int, must_beat: bool, strict: bool
+) -> str | None:
+    """Why ``card`` may not answer ``lead`` (None if it may): derived from :func:`follow_mask`."""
+    if not hand >> card & 1:
+        return NOT_HELD
+    if not strict or follow_mask(hand, lead, trump_suit, must_beat) >> card & 1:
+        return None
+    if hand & SUIT_MASK[lead // NUM_RANKS]:
+        return MUST_BEAT if card // NUM_RANKS == lead // NUM_RANKS else MUST_FOLLOW
+    return MUST_TRUMP
+
+
+def marriage_refusal(
+    rules: RuleConfig, won_trick: bool, closed: bool, stock_left: int, just_closed: bool
+) -> str | None:
+    """Why the leader may not declare a marriage it holds (None if it may; docs/rules.md §8)."""
+    if not won_trick:
+        return NO_TRICK_YET
+    if (closed or not stock_left) and not (rules.marriage_after_close or just_closed):
+        return MARRIAGE_PHASE
+    return None
+
+
+def exchange_refusal(
+    rules: RuleConfig, hand: int, trump_suit: int, won_trick: bool, closed: bool, stock_left: int
+) -> str | None:
+    """Why the leader may not exchange the trump 9 (None if it may; docs/rules.md §9)."""
+    if not hand & NINE_BIT[trump_suit]:
+        return NOT_HELD
+    if not won_trick:
+        return NO_TRICK_YET
+    if closed:
+        return STOCK_CLOSED
+    if not stock_left:
+        return STOCK_EXHAUSTED
+    if stock_left < rules.min_stock_to_exchange:
+        return STOCK_TOO_SMALL
+    return None
+
+
+def close_refusal(
+    rules: RuleConfig, closed: bool, stock_left: int, tricks_done: int
+) -> str | None:
+    """Why the leader may not close the stock (None if it may; docs/rules.md §10)."""
+    if closed:
+        return STOCK_CLOSED
+    if not stock_left:
+        return STOCK_EXHAUSTED
+    if not tricks_done and not rules.close_on_first_lead:
+        return FIRST_LEAD
+    if stock_left < rules.min_stock_to_close:
+        return STOCK_TOO_SMALL
+    return None
+
+
+def game_points(loser_total: int, loser_tricks: int) -> int:
+    """The hand winner's game points from the loser's total and tricks (docs/rules.md §15)."""
+    if loser_tricks == 0:
+        return 3
+    return 1 if loser_total >= ONE_POINT_TOTAL else 2
+
+
+def failed_close_points(rules: RuleConfig, opponent_tricks_at_close: int) -> int:
+    """What a closer who fails gives the opponent (docs/rules.md §13)."""
+    pen = rules.failed_close_penalty
+    if pen == "2-or-3":
+        return 3 if opponent_tricks_at_close == 0 else 2
+    return int(pen)

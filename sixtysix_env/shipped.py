@@ -12,17 +12,15 @@ and ``sixtysix play/eval/serve --opponent sixtysix-ppo``, ``gymnasium.make(
 "SixtySix-v0", opponent="sixtysix-ppo")`` and the AEC environment's
 opponents take the name too. ``sixtysix agents`` lists every name with the
 figures measured at export, read from each file's metadata (the one
-machine-readable place they are kept).
+machine-readable place they are kept; the command is
+:mod:`sixtysix_env.agents.listing`).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import importlib.resources
-import inspect
 import os
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,7 +100,7 @@ def policy_summary(path: str | os.PathLike) -> dict[str, Any]:
     }
 
 
-def _figure(f: Mapping[str, Any]) -> str:
+def figure(f: Mapping[str, Any]) -> str:
     ci = f.get("gp_ci95")
     interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""
     return f"{f['gp_per_hand']:+.3f}{interval} over {f['paired_deals']:,} paired deals"
@@ -110,57 +108,5 @@ def _figure(f: Mapping[str, Any]) -> str:
 
 def headline(summary: Mapping[str, Any]) -> str:
     """``"vs random +1.763 [+1.748, +1.778] over 10,000 paired deals; vs heuristic ..."``."""
-    parts = [f"vs {opp} {_figure(f)}" for opp, f in summary["against"].items()]
+    parts = [f"vs {opp} {figure(f)}" for opp, f in summary["against"].items()]
     return "; ".join(parts) if parts else "no evaluation recorded at export"
-
-
-# -- sixtysix agents ------------------------------------------------------------
-
-
-def describe_agents() -> str:
-    """Every name :func:`~sixtysix_env.agents.make_agent` accepts, with options or figures."""
-    from .agents import registry
-
-    pad = " " * 17
-    lines = ["built-in agents (NAME, or NAME:key=value,... with options):"]
-    for name in registry.builtin_names():
-        factory = registry.factory_of(name)
-        doc = (inspect.getdoc(factory) or "").split("\n")[0]
-        lines.append(f"  {name:<14} {doc}")
-        _, opts = registry.agent_options(factory)
-        if opts:
-            lines.extend(textwrap.wrap(opts, 96, initial_indent=pad, subsequent_indent=pad + "  "))
-    shipped = shipped_policies()
-    lines.append("")
-    lines.append(
-        "shipped policies (game points per hand measured at export, paired deals, argmax):"
-    )
-    if not shipped:
-        lines.append("  (none in this installation)")
-    for name, sp in shipped.items():
-        s = policy_summary(sp.path)
-        steps = f"{s['steps']:,} training steps" if s["steps"] else "training steps unknown"
-        lines.append(f"  {name:<14} {s['rules']} rules, {steps}; option deterministic=True|False")
-        for opp, f in s["against"].items():
-            lines.append(f"{pad}vs {opp:<10} {_figure(f)}")
-        lines.append(f"{pad}file: {sp.path}")
-        if sp.card:
-            lines.append(f"{pad}card: {sp.card}")
-    lines.append("")
-    lines.append("or the path of any policy file ending in .npz (sixtysix export writes them).")
-    return "\n".join(lines)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--paths", action="store_true", help="print only the shipped policies' file paths"
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    if args.paths:
-        for sp in shipped_policies().values():
-            print(sp.path)
-        return 0
-    print(describe_agents())
-    return 0

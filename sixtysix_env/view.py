@@ -13,34 +13,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .cards import ALL_CARDS, SUIT_MASK
-from .engine import (
-    CARD_PTS,
-    CLOSED_BY,
-    DEALER,
-    EXCLUDED,
-    HAND,
-    JUST_CLOSED,
-    KNOWN,
-    LEAD,
-    LEADER,
-    MARRIAGE_PTS,
-    PLAYED,
-    STOCK_POS,
-    TO_MOVE,
-    TRICK_NO,
-    TRICKS,
-    TRUMP_CARD,
-    TRUMP_SUIT,
-    _NV,
-    Event,
-    Exchange,
-    HandResult,
-    Marriage,
-    State,
-    Trick,
-)
-from .rules import RuleConfig
+from .cards import ALL_CARDS, SUIT_MASK, bits_of
+from .engine import State, build_state
+from .events import Event, Exchange, HandResult, Marriage, Trick
+from .render import render_view
+from .rules import RuleConfig, counted_total
 
 
 @dataclass(frozen=True)
@@ -115,13 +92,7 @@ class PlayerView:
         return sum(self.tricks_won)
 
     def legal_actions(self) -> list[int]:
-        m, out, a = self.legal_mask, [], 0
-        while m:
-            if m & 1:
-                out.append(a)
-            m >>= 1
-            a += 1
-        return out
+        return bits_of(self.legal_mask)
 
     def tricks(self) -> tuple[Trick, ...]:
         return tuple(e for e in self.events if type(e) is Trick)
@@ -150,12 +121,12 @@ class PlayerView:
         return m
 
     def points(self, seat: int) -> int:
-        m = self.marriage_points[seat] if self.tricks_won[seat] else 0
-        return self.card_points[seat] + m
+        """Card points plus marriage points (marriages count once a trick is won)."""
+        return counted_total(
+            self.card_points[seat], self.marriage_points[seat], self.tricks_won[seat]
+        )
 
     def __repr__(self) -> str:
-        from .render import render_view
-
         return render_view(self)
 
 
@@ -163,49 +134,10 @@ def player_view(state: State, seat: int) -> PlayerView:
     """Exactly what ``seat`` may know of ``state``."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    v = state.v
-    o = 1 - seat
-    stock_left = len(state.stock) - v[STOCK_POS]
-    closed = v[CLOSED_BY]
-    opp_hand = v[HAND + o]
-    own_hand = v[HAND + seat]
-    if closed < 0 and stock_left == 0:
-        # Every card is accounted for: both hands are known to both seats.
-        opp_known, own_known = opp_hand, own_hand
-    else:
-        opp_known, own_known = v[KNOWN + o] & opp_hand, v[KNOWN + seat] & own_hand
-    terminal = state.result is not None
-    return _new_view(
-        seat=seat,
-        rules=state.rules,
-        dealer=v[DEALER],
-        leader=v[LEADER],
-        to_move=-1 if terminal else v[TO_MOVE],
-        hand=v[HAND + seat],
-        trump_suit=v[TRUMP_SUIT],
-        trump_card=v[TRUMP_CARD],
-        stock_left=stock_left,
-        closed_by=None if closed < 0 else closed,
-        lead_card=None if v[LEAD] < 0 else v[LEAD],
-        played=(v[PLAYED], v[PLAYED + 1]),
-        card_points=(v[CARD_PTS], v[CARD_PTS + 1]),
-        marriage_points=(v[MARRIAGE_PTS], v[MARRIAGE_PTS + 1]),
-        tricks_won=(v[TRICKS], v[TRICKS + 1]),
-        events=state.events(),
-        opponent_known=opp_known,
-        opponent_excluded=v[EXCLUDED + o] & ~v[PLAYED] & ~v[PLAYED + 1] & ~v[HAND + seat],
-        opponent_hand_size=opp_hand.bit_count(),
-        own_known=own_known,
-        own_excluded=v[EXCLUDED + seat] & ~v[PLAYED] & ~v[PLAYED + 1] & ~v[HAND + seat],
-        just_closed=bool(v[JUST_CLOSED]),
-        close_info=state.close_info,
-        match_score=state.match_score,
-        result=state.result,
-        legal_mask=state.legal_mask() if not terminal and v[TO_MOVE] == seat else 0,
-    )
+    return _new_view(state.seat_knowledge(seat))
 
 
-def _new_view(**fields) -> PlayerView:
+def _new_view(fields: dict) -> PlayerView:
     # A frozen dataclass's __init__ sets each of its fields through
     # object.__setattr__; filling __dict__ at once is several times faster.
     # Every field is passed, so the result equals PlayerView(**fields).
@@ -232,7 +164,7 @@ def determinize(view: PlayerView, rng: random.Random | int | None = None) -> Sta
     random order.
     """
     r = _rng(rng)
-    seat, o = view.seat, 1 - view.seat
+    seat = view.seat
     unseen = view.unseen()
     need = view.opponent_hand_size - view.opponent_known.bit_count()
     candidates = [c for c in range(24) if unseen >> c & 1 and not view.opponent_excluded >> c & 1]
@@ -245,42 +177,35 @@ def determinize(view: PlayerView, rng: random.Random | int | None = None) -> Sta
     rest = [c for c in range(24) if unseen >> c & 1 and not opp >> c & 1]
     r.shuffle(rest)
 
-    s = State.__new__(State)
-    s.rules = view.rules
-    v = [0] * _NV
-    v[HAND + seat] = view.hand
-    v[HAND + o] = opp
-    for i in (0, 1):
-        v[CARD_PTS + i] = view.card_points[i]
-        v[MARRIAGE_PTS + i] = view.marriage_points[i]
-        v[TRICKS + i] = view.tricks_won[i]
-        v[PLAYED + i] = view.played[i]
-    # KNOWN and EXCLUDED only matter for cards still in hand / unplayed.
-    v[KNOWN + seat] = view.own_known
-    v[KNOWN + o] = view.opponent_known
-    v[EXCLUDED + seat] = view.own_excluded
-    v[EXCLUDED + o] = view.opponent_excluded
-    v[STOCK_POS] = 0
-    v[TRUMP_CARD] = view.trump_card
-    v[TRUMP_SUIT] = view.trump_suit
-    v[DEALER] = view.dealer
-    v[LEADER] = view.leader
-    v[TO_MOVE] = view.to_move if view.to_move >= 0 else view.leader
-    v[LEAD] = -1 if view.lead_card is None else view.lead_card
-    v[CLOSED_BY] = -1 if view.closed_by is None else view.closed_by
-    v[TRICK_NO] = view.tricks_done
-    v[JUST_CLOSED] = int(view.just_closed)
-    s.v = v
-    s.stock = tuple(rest)
-    log = None
-    for e in view.events:
-        log = (e, log)
-    s.log = log
-    s.close_info = view.close_info
-    s.result = view.result
-    s.match_score = view.match_score
-    s._legal = -1
-    return s
+    hands = (view.hand, opp) if seat == 0 else (opp, view.hand)
+    # Seen and excluded cards only matter for cards still in hand / unplayed.
+    seen = (view.own_known, view.opponent_known)
+    excluded = (view.own_excluded, view.opponent_excluded)
+    if seat == 1:
+        seen, excluded = seen[::-1], excluded[::-1]
+    return build_state(
+        view.rules,
+        hands=hands,
+        card_points=view.card_points,
+        marriage_points=view.marriage_points,
+        tricks_won=view.tricks_won,
+        played=view.played,
+        seen=seen,
+        excluded=excluded,
+        stock=rest,
+        trump_card=view.trump_card,
+        dealer=view.dealer,
+        leader=view.leader,
+        to_move=view.to_move if view.to_move >= 0 else view.leader,
+        lead_card=view.lead_card,
+        closed_by=view.closed_by,
+        tricks_done=view.tricks_done,
+        just_closed=view.just_closed,
+        events=view.events,
+        close_info=view.close_info,
+        match_score=view.match_score,
+        result=view.result,
+    )
 
 
 __all__ = ["PlayerView", "player_view", "determinize"]

@@ -30,121 +30,73 @@ from __future__ import annotations
 
 import random
 import time
+import warnings
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
-from ..cards import ACE, CARD_POINTS, KING, QUEEN, SUIT_MASK, TEN
-from ..engine import (
-    CARD_PTS,
-    CLOSED_BY,
-    HAND,
-    LEAD,
-    MARRIAGE_PTS,
-    PLAYED,
-    STOCK_POS,
-    TO_MOVE,
-    TRICKS,
-    TRUMP_SUIT,
-    State,
-)
+from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
+from ..engine import State
 from ..view import PlayerView, determinize
-from .heuristic import HeuristicAgent, open_follow, open_lead
+from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .solver import Solver
 
 __all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
-
-_QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
-_CARDS = (1 << 24) - 1
-
-
-def _halves(hand: int) -> int:
-    m = 0
-    for qk in _QK:
-        if hand & qk == qk:
-            m |= qk
-    return m
 
 
 def rollout_action(s: State) -> int:
     """The heuristic's open-phase rules on a full state (fast; for rollouts)."""
     legal = s.legal_mask()
-    if legal & (legal - 1) == 0:
-        return legal.bit_length() - 1
-    if legal >> EXCHANGE & 1:
-        return EXCHANGE
-    v = s.v
-    p = v[TO_MOVE]
-    hand = v[HAND + p]
-    ts = v[TRUMP_SUIT]
-    lead = v[LEAD]
-    unseen = _CARDS & ~hand & ~v[PLAYED] & ~v[PLAYED + 1]
-    if lead < 0:
+    a = obvious_action(legal)
+    if a is not None:
+        return a
+    p = s.current_player()
+    hand = s.hand(p)
+    ts = s.trump_suit
+    lead = s.lead_card
+    played = s.played
+    unseen = ALL_CARDS & ~hand & ~played[0] & ~played[1]
+    if lead is None:
         m = legal >> FIRST_MARRIAGE & 0xFF
         if m:
             best = -1
             for i in range(8):
                 if m >> i & 1:
                     c = MARRIAGE_CARD[i]
-                    if best < 0 or (c // 6 == ts and MARRIAGE_CARD[best] // 6 != ts):
+                    if best < 0 or (
+                        c // NUM_RANKS == ts and MARRIAGE_CARD[best] // NUM_RANKS != ts
+                    ):
                         best = i
             # The queen of the chosen suit (even index) if legal.
             i = best & ~1
             return FIRST_MARRIAGE + (i if m >> i & 1 else best)
-        return open_lead(hand, legal & _CARDS, ts, unseen)
+        return open_lead(hand, legal & ALL_CARDS, ts, unseen)
     o = 1 - p
+    cp, mp = s.card_points, s.marriage_points
     return open_follow(
         hand,
-        legal & _CARDS,
+        legal & ALL_CARDS,
         lead,
         ts,
-        v[CARD_PTS + p] + v[MARRIAGE_PTS + p],
-        v[CARD_PTS + o] + v[MARRIAGE_PTS + o],
+        cp[p] + mp[p],
+        cp[o] + mp[o],
         s.rules.going_out,
-        not v[TRICKS + p] and bool(_halves(hand)),
+        not s.tricks_won[p] and bool(marriage_halves(hand)),
         unseen,
     )
 
 
 def _rollout_close(s: State) -> bool:
     """Close when the leader's points plus sure tricks surely reach 66 (heuristic's count)."""
-    v = s.v
-    p = v[TO_MOVE]
-    hand = v[HAND + p]
-    ts = v[TRUMP_SUIT]
-    total = v[CARD_PTS + p] + (v[MARRIAGE_PTS + p] if v[TRICKS + p] else 0)
+    p = s.current_player()
+    total = s.points(p)
     go = s.rules.going_out
-    if total < go - 45:
+    if total < go - 45:  # no count of sure tricks can make up the difference: skip it
         return False
-    if v[TRICKS + p]:
-        best = 0
-        for su in range(4):
-            if hand & _QK[su] == _QK[su]:
-                best = max(best, 40 if su == ts else 20)
-        total += best
-    gone = v[PLAYED] | v[PLAYED + 1]
-    opp = _CARDS & ~hand & ~gone
-    n_sure = 0
-    for r in (ACE, TEN, KING, QUEEN, 1, 0):
-        c = ts * 6 + r
-        if gone >> c & 1:
-            continue
-        if hand >> c & 1:
-            total += CARD_POINTS[c]
-            n_sure += 1
-        else:
-            break
-    if n_sure >= (opp & SUIT_MASK[ts]).bit_count():
-        for su in range(4):
-            if su == ts:
-                continue
-            for r in (ACE, TEN, KING, QUEEN, 1, 0):
-                c = su * 6 + r
-                if gone >> c & 1:
-                    continue
-                if hand >> c & 1:
-                    total += CARD_POINTS[c]
-                else:
-                    break
-    return total >= go
+    hand = s.hand(p)
+    played = s.played
+    gone = played[0] | played[1]
+    opp = ALL_CARDS & ~hand & ~gone
+    opp_trumps = (opp & SUIT_MASK[s.trump_suit]).bit_count()
+    return sure_close_total(hand, s.trump_suit, gone, total, s.tricks_won[p] > 0, opp_trumps) >= go
 
 
 def rollout_value(
@@ -156,13 +108,12 @@ def rollout_value(
     in the sampled deal (one exact solve), once it has ``close_points``.
     """
     while s.result is None:
-        v = s.v
-        if v[CLOSED_BY] >= 0 or len(s.stock) == v[STOCK_POS]:
+        if s.is_strict():
             return solver.value(s)
-        if close and v[LEAD] < 0 and s.legal_mask() >> CLOSE & 1:
-            p = v[TO_MOVE]
+        if close and s.lead_card is None and s.legal_mask() >> CLOSE & 1:
+            p = s.current_player()
             if p == searcher:
-                if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= close_points:
+                if s.card_points[p] + s.marriage_points[p] >= close_points:
                     closed = s.apply(CLOSE)
                     val = solver.value(closed)
                     if (val if p == 0 else -val) > 0:
@@ -180,7 +131,7 @@ def _best_reply_value(s: State, solver: Solver) -> int:
     Used when the answer completes the last open trick (the stock is then
     exhausted and the position solvable).
     """
-    follower = s.v[TO_MOVE]
+    follower = s.current_player()
     best = None
     for r in s.legal_actions():
         s3 = s.apply(r)
@@ -203,12 +154,13 @@ class ExpertAgent:
         min_samples: int = 4,
         exact_last_trick: bool = False,
         rollout_close: bool = True,
-        close_margin: float = 0.0,
+        close_penalty: float = 0.0,
         prune_after: int = 8,
         prune_gap: float = 0.75,
         open_search: str = "all",
         rollout_solve_close: bool = True,
         rollout_close_points: int = 45,
+        close_margin: float | None = None,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -225,7 +177,9 @@ class ExpertAgent:
         * ``rollout_solve_close`` / ``rollout_close_points``: in a rollout
           this seat closes whenever the sampled deal proves the close a win,
           once it has that many points.
-        * ``close_margin``: game points subtracted from the close's mean.
+        * ``close_penalty``: game points subtracted from the close's mean
+          (``close_margin``, its old name, is deprecated: the heuristic's
+          ``close_margin`` was in card points).
         * ``prune_after`` / ``prune_gap``: after that many samples, drop
           actions more than ``prune_gap`` below the best (0: never).
         * ``open_search``: "all" (search every open-phase action), "close"
@@ -242,7 +196,14 @@ class ExpertAgent:
         self.min_samples = min(min_samples, samples)
         self.exact_last_trick = exact_last_trick
         self.rollout_close = rollout_close
-        self.close_margin = close_margin
+        if close_margin is not None:
+            warnings.warn(
+                "ExpertAgent(close_margin=...) is deprecated; use close_penalty (game points)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            close_penalty = close_margin
+        self.close_penalty = close_penalty
         self.prune_after = prune_after
         self.prune_gap = prune_gap
         if open_search not in ("all", "close", "none"):
@@ -255,6 +216,11 @@ class ExpertAgent:
         self._heuristic = HeuristicAgent()
         self._solvers: dict = {}
 
+    @property
+    def close_margin(self) -> float:
+        """Deprecated name of :attr:`close_penalty`."""
+        return self.close_penalty
+
     def _solver(self, rules) -> Solver:
         sv = self._solvers.get(rules)
         if sv is None:
@@ -263,10 +229,9 @@ class ExpertAgent:
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return legal.bit_length() - 1
-        if legal >> EXCHANGE & 1:
-            return EXCHANGE
+        a = obvious_action(legal)
+        if a is not None:
+            return a
         solver = self._solver(view.rules)
         me = self._me = view.seat
         sign = 1 if me == 0 else -1
@@ -312,17 +277,16 @@ class ExpertAgent:
                 break
         vals = {a: totals[a] / counts[a] for a in actions}
         if CLOSE in vals:
-            vals[CLOSE] -= self.close_margin
+            vals[CLOSE] -= self.close_penalty
         return self._choose(view, rng, vals)
 
     def _value_after(self, s2: State, action: int, solver: Solver) -> int:
         """Seat 0's estimated value of a sampled position just after ``action``."""
         if s2.result is not None:
             return s2.result.returns()[0]
-        v = s2.v
-        if v[CLOSED_BY] >= 0 or len(s2.stock) == v[STOCK_POS]:
+        if s2.is_strict():
             return solver.value(s2)
-        if self.exact_last_trick and v[LEAD] >= 0 and len(s2.stock) - v[STOCK_POS] == 1:
+        if self.exact_last_trick and s2.lead_card is not None and s2.stock_left == 1:
             return _best_reply_value(s2, solver)
         return rollout_value(
             s2,

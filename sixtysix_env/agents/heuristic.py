@@ -26,6 +26,7 @@ Everything is computed from the :class:`~sixtysix_env.view.PlayerView`.
 from __future__ import annotations
 
 import random
+import warnings
 
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import (
@@ -39,7 +40,10 @@ from ..cards import (
     QUEEN,
     SUIT_MASK,
     TEN,
+    bits_of,
+    marriage_halves,
 )
+from ..rules import best_marriage_points, marriage_points
 from ..view import PlayerView
 
 __all__ = [
@@ -47,29 +51,14 @@ __all__ = [
     "close_estimate",
     "future_value",
     "open_follow",
+    "obvious_action",
     "open_lead",
+    "sure_close_total",
     "sure_winners",
 ]
 
-_QK = tuple((1 << (s * 6 + QUEEN)) | (1 << (s * 6 + KING)) for s in range(4))
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _marriage_halves(hand: int) -> int:
-    """Queens and kings in ``hand`` whose partner is in ``hand`` too."""
-    m = 0
-    for s in range(4):
-        if hand & _QK[s] == _QK[s]:
-            m |= _QK[s]
-    return m
+_bits = bits_of
+_marriage_halves = marriage_halves
 
 
 def keep_value(c: int, hand: int, trump_suit: int, unseen: int, open_phase: bool) -> float:
@@ -123,11 +112,7 @@ def open_follow(
     ls = lead // NUM_RANKS
     lp = CARD_POINTS[lead]
     best, best_score = -1, -1e9
-    m = cards
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
+    for c in bits_of(cards):
         cs = c // NUM_RANKS
         tp = lp + CARD_POINTS[c]
         if (cs == ls and c > lead) or (cs == trump_suit and ls != trump_suit):
@@ -149,11 +134,7 @@ def open_follow(
 def open_lead(hand: int, cards: int, trump_suit: int, unseen: int) -> int:
     """The open-phase lead among ``cards``: the card cheapest to give up."""
     best, best_cost = -1, 1e9
-    m = cards
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
+    for c in bits_of(cards):
         s, r = divmod(c, NUM_RANKS)
         cost = CARD_POINTS[c] + future_value(c, hand, trump_suit, unseen, True)
         if s == trump_suit:
@@ -184,57 +165,82 @@ def sure_winners(hand: int, opp: int, opp_known: int, trump_suit: int) -> int:
     return out
 
 
-def close_estimate(view: PlayerView, per_trick: int = 0) -> int:
-    """Points the leader is sure to have after cashing its sure tricks in a closed stock.
+#: Ranks from the top: the order in which a suit's cards become sure winners.
+_TOP_DOWN = (ACE, TEN, KING, QUEEN, JACK, NINE)
 
-    Counts the current points, a marriage it may declare on the lead after
-    closing (if it has a trick), the top trumps it holds in sequence and, once
-    those have drawn every trump the opponent could hold, the top cards of the
-    side suits. ``per_trick`` is added for the opponent's card in each sure
-    trick (0 for a certain count).
+
+def sure_close_total(
+    hand: int,
+    trump_suit: int,
+    gone: int,
+    points: int,
+    won_trick: bool,
+    opponent_trumps: int,
+    per_trick: int = 0,
+) -> int:
+    """Points a leader who closes now is sure to reach by cashing its sure tricks.
+
+    ``points`` (its total now), plus the best marriage it may still declare on
+    the lead after closing (if it has won a trick), plus the top trumps it
+    holds in sequence (cards in ``gone`` are out of play) and, once those draw
+    the ``opponent_trumps`` the opponent may hold, the top cards of the side
+    suits. ``per_trick`` is added for the opponent's card in each sure trick
+    (0 for a certain count). Shared by the heuristic (on a view) and the
+    expert's rollouts (on a sampled deal).
     """
-    hand = view.hand
-    ts = view.trump_suit
-    trump = SUIT_MASK[ts]
-    opp = view.opponent_known | view.unseen()  # after a close, any unseen card may be theirs
-    opp &= ~view.opponent_excluded
-    total = view.points(view.seat)
-    if view.tricks_won[view.seat]:
-        best_m = 0
-        for s in range(4):
-            if hand & _QK[s] == _QK[s]:
-                best_m = max(best_m, 40 if s == ts else 20)
-        total += best_m
-    # Top trumps in sequence.
-    gone = view.played[0] | view.played[1]
-    sure_tr = 0
-    n_sure = 0
-    for r in (ACE, TEN, KING, QUEEN, JACK, NINE):
-        c = ts * 6 + r
-        if gone >> c & 1:
-            continue
-        if hand >> c & 1:
-            sure_tr |= 1 << c
-            n_sure += 1
-        else:
-            break
-    for c in _bits(sure_tr):
-        total += CARD_POINTS[c] + per_trick
-    opp_trumps = (opp & trump).bit_count()
-    if n_sure >= min(opp_trumps, view.opponent_hand_size):
+    total = points
+    if won_trick:
+        total += best_marriage_points(hand, trump_suit)
+    pts, n_sure = _top_run(hand, trump_suit, gone, per_trick)
+    total += pts
+    if n_sure >= opponent_trumps:
         # The opponent's trumps are drawn: side-suit tops in sequence are sure.
         for s in range(4):
-            if s == ts:
-                continue
-            for r in (ACE, TEN, KING, QUEEN, JACK, NINE):
-                c = s * 6 + r
-                if gone >> c & 1:
-                    continue
-                if hand >> c & 1:
-                    total += CARD_POINTS[c] + per_trick
-                else:
-                    break
+            if s != trump_suit:
+                total += _top_run(hand, s, gone, per_trick)[0]
     return total
+
+
+def _top_run(hand: int, suit: int, gone: int, per_trick: int) -> tuple[int, int]:
+    """Points (plus ``per_trick`` each) and number of the top cards of ``suit`` that ``hand``
+    holds in sequence, cards in ``gone`` skipped."""
+    pts = n = 0
+    for r in _TOP_DOWN:
+        c = suit * NUM_RANKS + r
+        if gone >> c & 1:
+            continue
+        if not hand >> c & 1:
+            break
+        pts += CARD_POINTS[c] + per_trick
+        n += 1
+    return pts, n
+
+
+def obvious_action(legal: int) -> int | None:
+    """The action to take without thinking: the only legal one, or the exchange of the
+    trump 9 (always worth it); None otherwise. ``legal`` is a legal-action mask."""
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
+    return None
+
+
+def close_estimate(view: PlayerView, per_trick: int = 0) -> int:
+    """Points the leader is sure to have after cashing its sure tricks in a closed stock
+    (:func:`sure_close_total` on what the view knows)."""
+    opp = view.opponent_known | view.unseen()  # after a close, any unseen card may be theirs
+    opp &= ~view.opponent_excluded
+    opp_trumps = (opp & SUIT_MASK[view.trump_suit]).bit_count()
+    return sure_close_total(
+        view.hand,
+        view.trump_suit,
+        view.played[0] | view.played[1],
+        view.points(view.seat),
+        view.tricks_won[view.seat] > 0,
+        min(opp_trumps, view.opponent_hand_size),
+        per_trick,
+    )
 
 
 class HeuristicAgent:
@@ -242,16 +248,31 @@ class HeuristicAgent:
 
     name = "heuristic"
 
-    def __init__(self, close_margin: int = 4) -> None:
+    def __init__(self, likely_points_per_trick: int = 4, close_margin: int | None = None) -> None:
+        """``likely_points_per_trick``: card points added per sure trick (the opponent's card)
+        when judging a close as probable. ``close_margin`` is its old name (deprecated: the
+        expert's ``close_margin`` is in game points, this one in card points)."""
+        if close_margin is not None:
+            warnings.warn(
+                "HeuristicAgent(close_margin=...) is deprecated; use likely_points_per_trick "
+                "(card points per sure trick)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            likely_points_per_trick = close_margin
         #: Extra likely points per sure trick when judging a close as probable.
-        self.close_margin = close_margin
+        self.likely_points_per_trick = likely_points_per_trick
+
+    @property
+    def close_margin(self) -> int:
+        """Deprecated name of :attr:`likely_points_per_trick`."""
+        return self.likely_points_per_trick
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal_mask
-        if legal & (legal - 1) == 0:
-            return legal.bit_length() - 1
-        if legal >> EXCHANGE & 1:
-            return EXCHANGE
+        a = obvious_action(legal)
+        if a is not None:
+            return a
         strict = view.closed_by is not None or view.stock_left == 0
         if view.lead_card is None:
             return self._lead(view, legal, strict)
@@ -269,7 +290,7 @@ class HeuristicAgent:
         marriages = [a for a in range(FIRST_MARRIAGE, FIRST_MARRIAGE + 8) if legal >> a & 1]
         if marriages:
             def worth(a: int) -> int:
-                return 40 if MARRIAGE_CARD[a - FIRST_MARRIAGE] // 6 == ts else 20
+                return marriage_points(MARRIAGE_CARD[a - FIRST_MARRIAGE] // NUM_RANKS, ts)
 
             best = max(worth(a) for a in marriages)
             options = [a for a in marriages if worth(a) == best]
@@ -303,7 +324,7 @@ class HeuristicAgent:
             return True
         # Probable: a margin of likely points and the opponent far from 66.
         return (
-            close_estimate(view, self.close_margin) >= go + 6
+            close_estimate(view, self.likely_points_per_trick) >= go + 6
             and view.points(1 - view.seat) < 40
             and view.tricks_won[view.seat] > 0
         )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import SixtySixError
+from ..shipped import shipped_policies
 from .base import Agent, RandomAgent
 from .expert import ExpertAgent
 from .heuristic import HeuristicAgent
@@ -55,8 +56,6 @@ def factory_of(name: str) -> Callable[..., Agent]:
 
 
 def _shipped() -> dict:
-    from ..shipped import shipped_policies
-
     return shipped_policies()
 
 

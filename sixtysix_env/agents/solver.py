@@ -18,33 +18,23 @@ against: plain minimax over :meth:`State.apply`.
 
 from __future__ import annotations
 
-from ..actions import FIRST_MARRIAGE, MARRIAGE_CARD
-from ..cards import CARD_POINTS, HIGHER_IN_SUIT, KING, NUM_RANKS, QUEEN, SUIT_MASK
-from ..engine import (
-    CARD_PTS,
-    CLOSED_BY,
-    HAND,
-    JUST_CLOSED,
-    LEAD,
-    LEADER,
-    MARRIAGE_PTS,
-    TRICKS,
-    TRUMP_SUIT,
-    State,
+from ..actions import marriage_action
+from ..cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
+from ..engine import State
+from ..rules import (
+    BEATS,
+    RuleConfig,
+    counted_total,
+    failed_close_points,
+    follow_mask,
+    game_points,
+    marriage_points,
+    marriage_refusal,
 )
-from ..rules import RuleConfig
 
 __all__ = ["Solver", "action_values", "brute_force_value", "is_solvable", "solve"]
 
 _INF = 1000
-# Leading queen/king with a marriage: the partner's bit, and the action id.
-_PARTNER_BIT = [0] * 24
-_MARRY_ACTION = [-1] * 24
-for _i, _c in enumerate(MARRIAGE_CARD):
-    _s = _c // NUM_RANKS
-    _partner = _s * NUM_RANKS + (QUEEN if _c % NUM_RANKS == KING else KING)
-    _PARTNER_BIT[_c] = 1 << _partner
-    _MARRY_ACTION[_c] = FIRST_MARRIAGE + _i
 
 
 def is_solvable(state: State) -> bool:
@@ -72,13 +62,12 @@ class Solver:
         if not state.is_strict():
             raise ValueError("the solver needs a position with the stock closed or exhausted")
         search = self._search_for(state)
-        v = state.v
-        if v[LEAD] >= 0:
+        if search.lead >= 0:
             val = search.follow_root(-_INF, _INF)
         else:
             val = search.lead_root(-_INF, _INF)
         # Values are from the leader's side; the mover at a follow node is the follower.
-        return val if v[LEADER] == 0 else -val
+        return val if search.leader == 0 else -val
 
     def action_values(self, state: State) -> dict[int, int]:
         """Exact value of every legal action, in game points for the seat to move."""
@@ -87,9 +76,8 @@ class Solver:
         if not state.is_strict():
             raise ValueError("the solver needs a position with the stock closed or exhausted")
         search = self._search_for(state)
-        v = state.v
         out = {}
-        if v[LEAD] >= 0:
+        if search.lead >= 0:
             for a, val in search.follow_root_moves():
                 out[a] = -val  # leader's value -> follower's
         else:
@@ -106,17 +94,14 @@ class Solver:
     # -- the search -----------------------------------------------------------
 
     def _search_for(self, state: State) -> _Search:
-        v = state.v
         rules = self.rules
-        closer = v[CLOSED_BY]
         fail_pen = 0
         close_total = close_tricks = -1
-        if closer >= 0:
+        if state.closed_by is not None:
             info = state.close_info
-            pen = rules.failed_close_penalty
-            fail_pen = (3 if info[2] == 0 else 2) if pen == "2-or-3" else int(pen)
+            fail_pen = failed_close_points(rules, info[2])
             if rules.opponent_totals_at == "close":
-                close_total = info[0] + (info[1] if info[2] else 0)
+                close_total = counted_total(*info)
                 close_tricks = info[2]
         return _Search(self, state, fail_pen, close_total, close_tricks)
 
@@ -126,31 +111,17 @@ class _Search:
 
     def __init__(self, solver: Solver, state: State, fail_pen, close_total, close_tricks):
         self.solver = solver
-        v = state.v
         rules = solver.rules
-        leader = v[LEADER]
-        f = 1 - leader
-        self.leader = leader
-        closer = v[CLOSED_BY]
-        self.args = (
-            v[HAND + leader],
-            v[HAND + f],
-            v[CARD_PTS + leader],
-            v[CARD_PTS + f],
-            v[MARRIAGE_PTS + leader],
-            v[MARRIAGE_PTS + f],
-            v[TRICKS + leader],
-            v[TRICKS + f],
-            -1 if closer < 0 else (0 if closer == leader else 1),
-        )
-        self.lead = v[LEAD]
+        pos = state.search_position()
+        self.leader = pos.leader
+        self.args = pos[1:10]  # hands, card points, marriage points, tricks (l, f), closer
+        self.lead = pos.lead
         # The leader may still declare: santase rules, or the closer's own lead.
-        self.root_marry = bool(v[TRICKS + leader]) and (
-            rules.marriage_after_close or bool(v[JUST_CLOSED])
+        self.root_marry = (
+            marriage_refusal(rules, pos.tricks_l > 0, True, 0, bool(pos.just_closed)) is None
         )
         self._build(
-            trump=SUIT_MASK[v[TRUMP_SUIT]],
-            trump_suit=v[TRUMP_SUIT],
+            trump_suit=pos.trump_suit,
             must_beat=rules.must_beat_in_suit,
             marry_any=rules.marriage_after_close,
             going_out=rules.going_out,
@@ -161,13 +132,18 @@ class _Search:
         )
 
     def _build(
-        self, trump, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
+        self, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
         close_tricks,
     ):
+        # The rules of docs/rules.md bound to locals: the hot path reads no global.
+        BT = BEATS[trump_suit]
+        PTS = CARD_POINTS
+        PB = PARTNER_BIT
+        MP = [marriage_points(c // NUM_RANKS, trump_suit) for c in range(NUM_CARDS)]
         SM = SUIT_MASK
         HIS = HIGHER_IN_SUIT
-        PTS = CARD_POINTS
-        PB = _PARTNER_BIT
+        trump = SM[trump_suit]
+        gpts = game_points
         tt: dict = {}
         solver = self.solver
 
@@ -180,14 +156,12 @@ class _Search:
                     tot, tr = close_total, close_tricks
                 else:
                     tot, tr = cf + (mf if tf else 0), tf
-                g = 3 if tr == 0 else (1 if tot >= 33 else 2)
-                return g
+                return gpts(tot, tr)
             if clo == 1 and close_tricks >= 0:
                 tot, tr = close_total, close_tricks
             else:
                 tot, tr = cl + (ml if tl else 0), tl
-            g = 3 if tr == 0 else (1 if tot >= 33 else 2)
-            return -g
+            return -gpts(tot, tr)
 
         def ran_out(last, cl, cf, ml, mf, tl, tf, clo):
             """Value for the leader when the last trick (won by ``last``) is played."""
@@ -200,28 +174,23 @@ class _Search:
             else:
                 tf_ += bonus
             if tl_ > tf_:
-                return 3 if tf == 0 else (1 if tf_ >= 33 else 2)
+                return gpts(tf_, tf)
             if tf_ > tl_:
-                return -(3 if tl == 0 else (1 if tl_ >= 33 else 2))
+                return -gpts(tl_, tl)
             return 0
 
         def follow(hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta):
             """Follower to answer ``lead``; value for the leader (follower minimises)."""
             solver.nodes += 1
-            ls = lead // 6
-            moves = hf & SM[ls]
+            # rules.follow_mask, inlined: the search's hottest line (tests/test_solver.py checks
+            # the search against plain minimax over State.apply, whose mask calls follow_mask).
+            moves = hf & SM[lead // 6]
             if moves:
-                higher = moves & HIS[lead]
-                if must_beat and higher:
-                    moves = higher
-                win = moves & HIS[lead]
+                if must_beat:
+                    moves = moves & HIS[lead] or moves
             else:
-                moves = hf & trump
-                if moves:
-                    win = moves
-                else:
-                    moves = hf
-                    win = 0
+                moves = hf & trump or hf
+            win = moves & BT[lead]
             lose = moves & ~win
             lp = PTS[lead]
             best = _INF
@@ -296,7 +265,7 @@ class _Search:
                 ml2 = ml
                 if can_marry and PB[c] and hl & PB[c]:
                     # Declaring never hurts the declarer: search it only.
-                    ml2 = ml + (40 if c // 6 == trump_suit else 20)
+                    ml2 = ml + MP[c]
                     if cl + ml2 >= going_out:
                         val = went_out(0, cl, cf, ml2, mf, tl, tf, clo)
                         if val > best:
@@ -327,6 +296,7 @@ class _Search:
         self.went_out = went_out
         self.ran_out = ran_out
         self.trump_suit = trump_suit
+        self.marriage_points = MP
 
     # -- roots ----------------------------------------------------------------
 
@@ -347,9 +317,8 @@ class _Search:
             m ^= low
             c = low.bit_length() - 1
             options = [(c, ml)]
-            if self.root_marry and _PARTNER_BIT[c] and hl & _PARTNER_BIT[c]:
-                pts = 40 if c // 6 == self.trump_suit else 20
-                options.append((_MARRY_ACTION[c], ml + pts))
+            if self.root_marry and PARTNER_BIT[c] and hl & PARTNER_BIT[c]:
+                options.append((marriage_action(c), ml + self.marriage_points[c]))
             for a, ml2 in options:
                 if cl + ml2 >= self.solver.rules.going_out:
                     val = self.went_out(0, cl, cf, ml2, mf, tl, tf, clo)
@@ -364,15 +333,7 @@ class _Search:
         lead = self.lead
         out = []
         # One reply at a time: a follow node restricted to a single card.
-        ls = lead // 6
-        moves = hf & SUIT_MASK[ls]
-        if moves:
-            higher = moves & HIGHER_IN_SUIT[lead]
-            if self.solver.rules.must_beat_in_suit and higher:
-                moves = higher
-        else:
-            moves = hf & SUIT_MASK[self.trump_suit] or hf
-        m = moves
+        m = follow_mask(hf, lead, self.trump_suit, self.solver.rules.must_beat_in_suit)
         while m:
             low = m & -m
             m ^= low
@@ -382,11 +343,7 @@ class _Search:
 
     def _after_follow(self, hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo):
         rules = self.solver.rules
-        ls, fs = lead // 6, c // 6
-        if fs == ls:
-            fwins = c > lead
-        else:
-            fwins = fs == self.trump_suit
+        fwins = BEATS[self.trump_suit][lead] >> c & 1
         hf2 = hf ^ (1 << c)
         pts = CARD_POINTS[lead] + CARD_POINTS[c]
         last = not (hl or hf2)

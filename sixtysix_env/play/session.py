@@ -37,7 +37,6 @@ from ..actions import (
 )
 from ..agents import agent_names, make_agent
 from ..cards import (
-    CARD_POINTS,
     KING,
     NINE,
     NUM_RANKS,
@@ -53,6 +52,24 @@ from ..checks import is_int
 from ..engine import HandResult, State, Trick, deal_from_deck
 from ..errors import SixtySixError
 from ..match import Match
+from ..render import describe_event, third_person, trick_points
+from ..rules import (
+    FIRST_LEAD,
+    MARRIAGE_PHASE,
+    MUST_BEAT,
+    MUST_FOLLOW,
+    MUST_TRUMP,
+    NO_TRICK_YET,
+    NOT_HELD,
+    STOCK_CLOSED,
+    STOCK_EXHAUSTED,
+    STOCK_TOO_SMALL,
+    close_refusal,
+    exchange_refusal,
+    follow_refusal,
+    marriage_refusal,
+)
+from ..rules import marriage_points as rules_marriage_points
 from ..view import PlayerView, player_view
 
 HUMAN, COMPUTER = 0, 1
@@ -179,7 +196,8 @@ class Move:
 
 
 def marriage_points(view: PlayerView, c: int) -> int:
-    return 40 if c // NUM_RANKS == view.trump_suit else 20
+    """Points the marriage led with ``c`` is worth in ``view``'s hand."""
+    return rules_marriage_points(c // NUM_RANKS, view.trump_suit)
 
 
 def moves(view: PlayerView) -> list[Move]:
@@ -208,7 +226,11 @@ def card_for_move(view: PlayerView, c: int) -> int:
 
 
 def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = card_label) -> str:
-    """Why ``action`` is not legal for the person in ``view`` (one sentence or two)."""
+    """Why ``action`` is not legal for the person in ``view`` (one sentence or two).
+
+    The reasons come from the rule functions the engine builds its legal mask
+    with (:func:`~sixtysix_env.rules.follow_refusal` and the others), worded here.
+    """
     rules = view.rules
     if view.result is not None:
         return "The hand is over."
@@ -216,77 +238,105 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
         return "It is not your turn: the computer is to play."
     leading = view.lead_card is None
     closed = view.closed_by is not None
-    exhausted = view.stock_left == 0 and not closed
     won_trick = view.tricks_won[view.seat] > 0
     ts = view.trump_suit
+    why = None
     if action == EXCHANGE:
-        nine = card(ts, NINE)
         if not leading:
             return "You can exchange the 9 of trumps only when you are about to lead."
-        if not view.hand >> nine & 1:
-            return f"You cannot exchange: you do not hold the 9 of trumps ({name(nine)})."
-        if not won_trick:
-            return "You must win a trick before you can exchange the 9 of trumps."
-        if closed:
-            return "The stock is closed: no more exchanges."
-        if exhausted:
-            return "The stock is used up: no more exchanges."
-        if view.stock_left < rules.min_stock_to_exchange:
-            return (
-                f"At least {rules.min_stock_to_exchange} face-down cards must be left in the "
-                "stock to exchange the 9 of trumps."
-            )
+        why = exchange_refusal(rules, view.hand, ts, won_trick, closed, view.stock_left)
+        about = ("exchange", rules.min_stock_to_exchange, card(ts, NINE))
     elif action == CLOSE:
         if not leading:
             return "You can close the stock only when you are about to lead."
-        if closed:
-            return "The stock is already closed."
-        if exhausted:
-            return "The stock is used up: there is nothing to close."
-        if view.tricks_done == 0 and not rules.close_on_first_lead:
-            return "These rules do not allow closing before the first trick."
-        if view.stock_left < rules.min_stock_to_close:
-            return (
-                f"At least {rules.min_stock_to_close} face-down cards must be left in the "
-                "stock to close it."
-            )
+        why = close_refusal(rules, closed, view.stock_left, view.tricks_done)
+        about = ("close", rules.min_stock_to_close, None)
     elif action >= FIRST_MARRIAGE:
         c = action_card(action)
         suit = c // NUM_RANKS
-        king, queen = card(suit, KING), card(suit, QUEEN)
         if not leading:
             return "You can declare a marriage only when you lead."
-        missing = [x for x in (king, queen) if not view.hand >> x & 1]
+        missing = [x for x in (card(suit, KING), card(suit, QUEEN)) if not view.hand >> x & 1]
         if missing:
             return (
                 f"A marriage needs the king and queen of {SUIT_NAMES[suit]}; you do not hold "
                 + " or ".join(name(x) for x in missing)
                 + "."
             )
-        if not won_trick:
-            return "You must win a trick before you can declare a marriage."
-        if (closed or exhausted) and not (rules.marriage_after_close or view.just_closed):
-            return "Marriages cannot be declared once the stock is closed or used up."
+        why = marriage_refusal(rules, won_trick, closed, view.stock_left, view.just_closed)
+        about = ("marriage", 0, None)
     else:
         c = action
-        if not view.hand >> c & 1:
-            return f"You do not hold {name(c)}."
-        if not leading and (closed or exhausted):
-            lead = view.lead_card
-            ls = lead // NUM_RANKS
-            why = "closed" if closed else "used up"
-            same = [x for x in cards_of(view.hand) if x // NUM_RANKS == ls]
-            if same and c // NUM_RANKS != ls:
-                return f"The stock is {why}: you must follow suit with a {SUIT_NAMES[ls][:-1]}."
-            if same and rules.must_beat_in_suit and c < lead and any(x > lead for x in same):
-                return f"The stock is {why}: you must beat {name(lead)} if you can."
-            trumps = [x for x in cards_of(view.hand) if x // NUM_RANKS == ts]
-            if not same and trumps and c // NUM_RANKS != ts:
-                return (
-                    f"The stock is {why} and you have no {SUIT_NAMES[ls]}: "
-                    f"you must play a trump ({SUIT_NAMES[ts]})."
-                )
+        lead = -1 if leading else view.lead_card
+        strict = not leading and (closed or view.stock_left == 0)
+        why = follow_refusal(view.hand, lead, c, ts, rules.must_beat_in_suit, strict)
+        about = ("card", lead, c)
+    if why is not None:
+        return _REFUSAL_WORDS[why](view, about, name)
     return f"{action_name(action)} is not a legal move now."
+
+
+def _stock_state(view: PlayerView) -> str:
+    return "closed" if view.closed_by is not None else "used up"
+
+
+def _too_small(view: PlayerView, about, name) -> str:
+    kind, least, _ = about
+    goal = "exchange the 9 of trumps" if kind == "exchange" else "close it"
+    return f"At least {least} face-down cards must be left in the stock to {goal}."
+
+
+def _no_trick(view: PlayerView, about, name) -> str:
+    what = "exchange the 9 of trumps" if about[0] == "exchange" else "declare a marriage"
+    return f"You must win a trick before you can {what}."
+
+
+def _not_held(view: PlayerView, about, name) -> str:
+    if about[0] == "exchange":
+        return f"You cannot exchange: you do not hold the 9 of trumps ({name(about[2])})."
+    return f"You do not hold {name(about[2])}."
+
+
+def _must_follow(view: PlayerView, about, name) -> str:
+    ls = about[1] // NUM_RANKS
+    return f"The stock is {_stock_state(view)}: you must follow suit with a {SUIT_NAMES[ls][:-1]}."
+
+
+def _must_trump(view: PlayerView, about, name) -> str:
+    ls, ts = about[1] // NUM_RANKS, view.trump_suit
+    return (
+        f"The stock is {_stock_state(view)} and you have no {SUIT_NAMES[ls]}: "
+        f"you must play a trump ({SUIT_NAMES[ts]})."
+    )
+
+
+#: The words for each refusal code of :mod:`sixtysix_env.rules`.
+_REFUSAL_WORDS: dict[str, Callable[..., str]] = {
+    NOT_HELD: _not_held,
+    MUST_FOLLOW: _must_follow,
+    MUST_BEAT: lambda view, about, name: (
+        f"The stock is {_stock_state(view)}: you must beat {name(about[1])} if you can."
+    ),
+    MUST_TRUMP: _must_trump,
+    NO_TRICK_YET: _no_trick,
+    STOCK_CLOSED: lambda view, about, name: (
+        "The stock is closed: no more exchanges."
+        if about[0] == "exchange"
+        else "The stock is already closed."
+    ),
+    STOCK_EXHAUSTED: lambda view, about, name: (
+        "The stock is used up: no more exchanges."
+        if about[0] == "exchange"
+        else "The stock is used up: there is nothing to close."
+    ),
+    STOCK_TOO_SMALL: _too_small,
+    FIRST_LEAD: lambda view, about, name: (
+        "These rules do not allow closing before the first trick."
+    ),
+    MARRIAGE_PHASE: lambda view, about, name: (
+        "Marriages cannot be declared once the stock is closed or used up."
+    ),
+}
 
 
 # -- the session --------------------------------------------------------------
@@ -473,9 +523,7 @@ def who(seat: int, capital: bool = True) -> str:
 
 def verb(seat: int, base: str) -> str:
     """``lead`` for you, ``leads`` for the computer."""
-    if seat == HUMAN:
-        return base
-    return base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+    return base if seat == HUMAN else third_person(seat, base)
 
 
 def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
@@ -483,32 +531,21 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
     s, a, before, after = step.seat, step.action, step.before, step.after
     w = who(s)
     out = []
-    if a == EXCHANGE:
-        out.append(
-            f"{w} {verb(s, 'exchange')} the 9 of trumps for {name(before.trump_card)}."
-        )
-    elif a == CLOSE:
-        out.append(f"{w} {verb(s, 'close')} the stock.")
+    if a in (EXCHANGE, CLOSE) or a >= FIRST_MARRIAGE:
+        # The event this action logged, in the shared narration's words.
+        out.append(describe_event(after.events[-1], who, verb, name) + ".")
     else:
         c = action_card(a)
-        if a >= FIRST_MARRIAGE:
-            partner = c + (1 if c % NUM_RANKS == QUEEN else -1)
-            out.append(
-                f"{w} {verb(s, 'declare')} a marriage in {SUIT_NAMES[c // NUM_RANKS]} "
-                f"({marriage_points(before, c)}): {verb(s, 'lead')} {name(c)}, "
-                f"{verb(s, 'show')} {name(partner)}."
-            )
-        elif before.lead_card is None:
+        if before.lead_card is None:
             out.append(f"{w} {verb(s, 'lead')} {name(c)}.")
         else:
             out.append(f"{w} {verb(s, 'play')} {name(c)}.")
-        t = step.trick
-        if t is not None:
-            pts = CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
-            out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({pts} points).")
-            drawn = cards_of(after.hand & ~before.hand)
-            if drawn:
-                out.append(f"You draw {name(drawn[0])}.")
+    t = step.trick
+    if t is not None:
+        out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({trick_points(t)} points).")
+        drawn = cards_of(after.hand & ~before.hand)
+        if drawn:
+            out.append(f"You draw {name(drawn[0])}.")
     if after.result is not None and before.result is None:
         out.append(explain_result(after.result))
     return out

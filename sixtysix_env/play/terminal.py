@@ -22,7 +22,14 @@ from typing import TextIO
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
 from ..agents import agent_names
 from ..cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
-from ..rules import PRESETS, RuleConfig
+from ..rules import (
+    MARRIAGE_POINTS,
+    ONE_POINT_TOTAL,
+    PRESETS,
+    TRUMP_MARRIAGE_POINTS,
+    RuleConfig,
+    marriage_points,
+)
 from ..view import PlayerView
 from .session import (
     COMPUTER,
@@ -48,13 +55,13 @@ How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
   The first to {going_out} points in a hand (cards won plus marriages) wins it.
   While the stock lasts you may play any card; once it is used up or
   closed you must follow suit{beat}, or else play a trump if you can.
-  Marriage: lead the king or queen of a suit while holding both (20, or 40
-  in trumps); you must have won a trick. Cards marked * can do it now.
+  Marriage: lead the king or queen of a suit while holding both ({marriage}, or
+  {trump_marriage} in trumps); you must have won a trick. Cards marked * can do it now.
   Exchange: when about to lead, having won a trick, swap the 9 of trumps
   for the trump card under the stock.
   Close: when about to lead, stop the drawing; if you then do not reach
   {going_out}, the computer scores {failed_close}.
-  A hand scores 1 game point, 2 if the loser has under 33, 3 if the loser
+  A hand scores 1 game point, 2 if the loser has under {one_point}, 3 if the loser
   won no trick. The first to {target} game points wins the match.
 What to type
   a card: KH, 10h, th, K\u2665      a number from the list
@@ -76,6 +83,9 @@ def help_text(rules: RuleConfig) -> str:
         beat=" (with a higher card\n  if you have one)" if rules.must_beat_in_suit else "",
         failed_close=_FAILED_CLOSE_WORDS[rules.failed_close_penalty],
         target=rules.match_target,
+        marriage=MARRIAGE_POINTS,
+        trump_marriage=TRUMP_MARRIAGE_POINTS,
+        one_point=ONE_POINT_TOTAL,
     )
 
 
@@ -302,7 +312,7 @@ class TerminalGame:
             sym = SUIT_NAMES[suit][0].upper() if self.ascii else SUIT_SYMBOLS[suit]
             self.write(f"  {sym}  " + "  ".join(items) + tag)
         for suit in sorted(marriage_suits):
-            pts = 40 if suit == view.trump_suit else 20
+            pts = marriage_points(suit, view.trump_suit)
             self.write(
                 f"  * marriage: leading the king or queen of {SUIT_NAMES[suit]} declares {pts}"
             )

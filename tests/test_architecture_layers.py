@@ -1,0 +1,66 @@
+"""Issue 14: the package's layers hold (import-linter), nothing imports in a cycle, and
+``import sixtysix_env`` stays light while ``gymnasium.make("SixtySix-v0")`` keeps working."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(code: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_layer_contracts_hold():
+    pytest.importorskip("importlinter", reason="import-linter is in the dev extra")
+    # In a fresh interpreter: import-linter sets up logging, which would leak into other tests.
+    out = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports; raise SystemExit("
+         f"lint_imports(config_filename={str(ROOT / 'pyproject.toml')!r}, no_cache=True))"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 kept, 0 broken" in out.stdout
+
+
+def test_import_graph_has_no_cycle():
+    pytest.importorskip("grimp", reason="grimp comes with import-linter (dev extra)")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "import_graph.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "engine: " in out.stdout and "view: " in out.stdout
+    assert out.stdout.rstrip().endswith("cycles: none"), out.stdout
+
+
+def test_importing_the_package_loads_no_numpy_or_gymnasium():
+    out = _run(
+        "import sys, sixtysix_env\n"
+        "s = sixtysix_env.new_hand(0)\n"
+        "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))"
+    )
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "imports", ["import gymnasium, sixtysix_env", "import sixtysix_env; import gymnasium",
+                "import sixtysix_env; import gymnasium.spaces; import gymnasium"]
+)
+def test_gymnasium_make_works_after_import_in_any_order(imports):
+    out = _run(
+        f"{imports}\n"
+        "env = gymnasium.make('SixtySix-v0', opponent='random')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(obs['observation'].shape, type(env.unwrapped).__name__)"
+    )
+    assert out.strip() == "(349,) SixtySixEnv"

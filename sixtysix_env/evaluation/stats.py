@@ -105,7 +105,7 @@ def timing(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
         out[name] = {
             "decisions": len(s),
             "mean_ms": statistics.fmean(s),
-            "median_ms": s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2,
+            "median_ms": statistics.median(s),
             "p90_ms": s[min(len(s) - 1, int(0.9 * len(s)))],
             "max_ms": s[-1],
         }

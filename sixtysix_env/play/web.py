@@ -39,14 +39,14 @@ is too long), and the expert searches for at most ``think_seconds`` per
 move when the server is not seeded.
 
 This module is the app and its command; the JSON it answers is built in
-:mod:`.webjson` and the matches are kept in :mod:`.store`.
+:mod:`.webjson`, the rules for requests are in :mod:`.webrequest`, and the
+matches are kept in :mod:`.store`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import os
 import sys
 import threading
@@ -71,6 +71,7 @@ from .store import (
     TooManyGames,
 )
 from .webjson import SIDE, game_json, step_json
+from .webrequest import MAX_JSON_DEPTH, ApiError, check_same_site, host_name, request_body
 
 __all__ = [
     "GAME_TTL_S",
@@ -79,6 +80,7 @@ __all__ = [
     "NEW_GAMES_PER_MINUTE",
     "SIDE",
     "ApiError",
+    "MAX_JSON_DEPTH",
     "GameStore",
     "TooManyGames",
     "add_arguments",
@@ -97,100 +99,8 @@ THINKING_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 THINKING_WAIT_S = 30.0
 #: The expert's search time per move in an unseeded server (seconds).
 THINK_SECONDS = 2.0
-#: JSON nesting a request may have: ours are flat objects.
-MAX_JSON_DEPTH = 8
 #: Bytes a request body may have: a move is a few.
 MAX_BODY_BYTES = 16 * 1024
-
-
-class ApiError(Exception):
-    """A request refused: answered as ``{"error": message, **extra}`` with ``status``."""
-
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.extra = extra
-
-
-# -- reading requests -------------------------------------------------------------
-
-
-def _json_depth(raw: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` outside strings (a bound checked before parsing)."""
-    depth = deepest = 0
-    in_str = esc = False
-    for b in raw:
-        if in_str:
-            if esc:
-                esc = False
-            elif b == 0x5C:  # backslash
-                esc = True
-            elif b == 0x22:
-                in_str = False
-        elif b == 0x22:
-            in_str = True
-        elif b in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif b in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
-def request_body() -> dict[str, Any]:
-    """The request's JSON object (``{}`` when empty); :class:`ApiError` 400 otherwise."""
-    if request.mimetype != "application/json":
-        raise ApiError(400, "send the request body as JSON, with Content-Type: application/json")
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        return {}
-    brackets = raw.count(b"[") + raw.count(b"{")  # fast: the scan only when it may matter
-    if brackets > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
-        raise ApiError(400, "the request body is nested too deeply: send a flat JSON object")
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise ApiError(400, "the request body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "the request body must be a JSON object")
-    return data
-
-
-def _host_name(host: str) -> str:
-    """The name in a ``Host`` header, without the port or IPv6 brackets, lower case."""
-    h = host.strip().lower()
-    if h.startswith("["):
-        return h[1:].split("]", 1)[0]
-    if h.count(":") == 1:
-        h = h.split(":", 1)[0]
-    return h.rstrip(".")
-
-
-def _is_ip(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-def _check_same_site(hosts: set[str]) -> None:
-    """Refuse a foreign host name (DNS rebinding) and a cross-site write."""
-    name = _host_name(request.host)
-    if not (name in hosts or _is_ip(name)):
-        # DNS rebinding: a foreign page reaching us under its own name.
-        raise ApiError(
-            400,
-            f"this server does not answer to the host name {name!r}; "
-            "use localhost or an IP address (or start it with --allow-host NAME)",
-        )
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        origin = request.headers.get("Origin")
-        if origin is not None and origin != request.host_url.rstrip("/"):
-            raise ApiError(403, "requests from other sites are not accepted")
-        if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
-            raise ApiError(403, "requests from other sites are not accepted")
 
 
 # -- answering -------------------------------------------------------------------------
@@ -451,9 +361,9 @@ def create_app(
     api = _Api(store, opponents, default, seed, deck, think_seconds)
     app.config["GAMES"] = store
     app.config["THINKING"] = api.thinking.semaphore
-    hosts = {"localhost", *(_host_name(h) for h in allowed_hosts)}
+    hosts = {"localhost", *(host_name(h) for h in allowed_hosts)}
 
-    app.before_request(lambda: _check_same_site(hosts))
+    app.before_request(lambda: check_same_site(hosts))
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(OpponentError, lambda e: _opponent_failed(app, e))

@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 
-from .config import ConfigError, TrainConfig, config_from_dict
+from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
 
 
 def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
@@ -45,12 +45,10 @@ def read_json(path: str) -> dict:
 
 def run_config(run_dir: str, warn_as: str = "sixtysix export") -> TrainConfig | None:
     """The run's config, or None (with a warning) when it no longer checks."""
-    import yaml
-
     path = os.path.join(run_dir, "config.yaml")
     with open(path, encoding="utf-8") as f:
         try:
-            return config_from_dict(yaml.safe_load(f) or {}, path)
+            return config_from_dict(read_yaml(f) or {}, path)
         except ConfigError as e:
             print(f"{warn_as}: warning: {e}; the config is left out", file=sys.stderr)
             return None

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("msgspec")
 pytest.importorskip("yaml")
 
-from sixtysix_training.config import (  # noqa: E402
+from sixtysix_training.config import (
     ConfigError,
     describe_options,
     field_docs,

@@ -16,7 +16,6 @@ where it is a string).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import importlib.resources
 import math
@@ -39,9 +38,8 @@ class ConfigError(SixtySixError, ValueError):
 
 
 def _opt(default: Any, doc: str) -> Any:
-    """A config field with its documentation (a list or mapping default is copied per config)."""
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda: copy.deepcopy(default), metadata={"doc": doc})
+    """A config field with its documentation (a list or mapping: ``field(default_factory=...)``
+    with the same ``doc`` metadata, so each config gets its own)."""
     return field(default=default, metadata={"doc": doc})
 
 
@@ -87,16 +85,16 @@ class TrainConfig:
         None,
         "Stop an update's epochs early past this KL divergence (null: never).",
     )
-    net_arch: list[int] = _opt(
-        [256, 256],
-        "Hidden layer sizes of the policy and (separately) the value network.",
+    net_arch: list[int] = field(
+        default_factory=lambda: [256, 256],
+        metadata={"doc": "Hidden layer sizes of the policy and (separately) the value network."},
     )
     activation: str = _opt("relu", "Hidden activation: 'relu' or 'tanh'.")
 
     # -- opponents (self-play pool) -------------------------------------------
-    baseline_weights: dict[str, float] = _opt(
-        {"random": 0.1, "heuristic": 0.4},
-        "Baseline opponents (agent names or specs) and their sampling weights.",
+    baseline_weights: dict[str, float] = field(
+        default_factory=lambda: {"random": 0.1, "heuristic": 0.4},
+        metadata={"doc": "Baseline opponents (agent names or specs) and their sampling weights."},
     )
     recent_weight: float = _opt(
         0.3,
@@ -147,9 +145,9 @@ class TrainConfig:
         500,
         "Paired deals (two hands each) per baseline opponent at each evaluation.",
     )
-    eval_opponents: list[str] = _opt(
-        ["random", "heuristic"],
-        "Opponents of the periodic evaluation (agent names or specs).",
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["random", "heuristic"],
+        metadata={"doc": "Opponents of the periodic evaluation (agent names or specs)."},
     )
     eval_seed: int = _opt(
         2024,
@@ -240,7 +238,7 @@ _Loader.add_implicit_resolver(
         |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
         |[-+]?\.(?:inf|Inf|INF)
         |\.(?:nan|NaN|NAN))$""",
-        re.X,
+        re.VERBOSE,
     ),
     list("-+0123456789."),
 )
@@ -248,7 +246,7 @@ _Loader.add_implicit_resolver(
 
 def read_yaml(stream: Any) -> Any:
     """A YAML document (a string or an open file), safely, with YAML 1.2's numbers."""
-    return yaml.load(stream, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    return yaml.load(stream, Loader=_Loader)  # _Loader is a SafeLoader
 
 
 _CHOICES = {

@@ -33,7 +33,10 @@ EXTRAS = {"serve": "play", "train": "train", "export": "train"}
 #: The top-level modules each extra installs (a missing one means the extra is missing).
 EXTRA_MODULES = {
     "play": {"flask", "werkzeug"},
-    "train": {"torch", "stable_baselines3", "sb3_contrib", "yaml", "tensorboard", "tqdm", "rich"},
+    "train": {
+        "torch", "stable_baselines3", "sb3_contrib", "yaml", "msgspec", "tensorboard", "tqdm",
+        "rich",
+    },
 }
 
 

@@ -409,6 +409,25 @@ def _read_policy(path, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
 
 
 def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
+    """The network and metadata of an open archive, every check passed, in this order:
+    the members, the metadata record, its fields, the architecture, the arrays, the checksum."""
+    members = _members(zf, where)
+    meta = _read_metadata(zf, members, where)
+    _check_metadata(meta, where)
+    layers, activation = _architecture(meta, where)
+    weights, biases, arrays = _read_weights(zf, members, layers, where)
+    digest = _checksum(arrays)
+    _require(
+        digest == meta.get("sha256"),
+        where,
+        f"the weights do not match the checksum in its metadata (expected sha256 "
+        f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
+    )
+    return PolicyNetwork(weights, biases, activation), meta
+
+
+def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
+    """The archive's ``.npy`` members by key: few, flat, unique, plainly compressed."""
     infos = zf.infolist()
     _require(
         len(infos) <= 1 + 2 * MAX_LAYERS,
@@ -429,6 +448,11 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
             "expected stored or deflated (as numpy writes)",
         )
         members[key] = info
+    return members
+
+
+def _read_metadata(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], where: str) -> Any:
+    """The metadata record's JSON (its size checked before it is read)."""
     _require(METADATA_KEY in members, where, f"no {METADATA_KEY!r} record; not a {FORMAT} file")
     minfo = members[METADATA_KEY]
     _require(
@@ -456,6 +480,11 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         # ValueError covers bad JSON and integers past Python's digit limit.
         raise PolicyFileError(f"{where}: the metadata record is not valid JSON ({e})") from None
+    return meta
+
+
+def _check_metadata(meta: Any, where: str) -> None:
+    """The record is an object of this format, and for this observation and action space."""
     _require(isinstance(meta, dict), where, "the metadata record must be a JSON object")
     _require(
         meta.get("format") == FORMAT, where, f"format {meta.get('format')!r}; expected {FORMAT!r}"
@@ -486,6 +515,10 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         where,
         f"num_actions {meta.get('num_actions')!r}; expected {NUM_ACTIONS}",
     )
+
+
+def _architecture(meta: dict[str, Any], where: str) -> tuple[list[list[int]], str]:
+    """(layers as [inputs, outputs] pairs, activation), within the bounds."""
     arch = meta.get("architecture")
     _require(isinstance(arch, dict), where, "no 'architecture' record")
     activation = arch.get("activation")
@@ -512,6 +545,17 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         f"architecture 'layers' {layers!r} is out of bounds (at most {MAX_LAYERS} layers, "
         f"{MAX_LAYER_WIDTH} units wide, {MAX_PARAMETERS} parameters)",
     )
+    return layers, activation
+
+
+def _read_weights(
+    zf: zipfile.ZipFile,
+    members: dict[str, zipfile.ZipInfo],
+    layers: list[list[int]],
+    where: str,
+) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, np.ndarray]]:
+    """(weights, biases, arrays by key): exactly the arrays the architecture lists, shapes
+    chained, values finite."""
     expected = {METADATA_KEY}
     for i in range(len(layers)):
         expected.update(_layer_keys(i))
@@ -538,14 +582,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         weights.append(arrays[kw])
         biases.append(arrays[kb])
     _validate_shapes(weights, biases, where)
-    digest = _checksum(arrays)
-    _require(
-        digest == meta.get("sha256"),
-        where,
-        f"the weights do not match the checksum in its metadata (expected sha256 "
-        f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
-    )
-    return PolicyNetwork(weights, biases, activation), meta
+    return weights, biases, arrays
 
 
 def load_policy(

@@ -15,6 +15,11 @@ import time
 from typing import Any, TextIO
 
 
+def _plural(unit: str) -> str:
+    """``hand`` -> ``hands``, ``match`` -> ``matches``."""
+    return unit + ("es" if unit.endswith(("s", "sh", "ch", "x")) else "s")
+
+
 class _PlainProgress:
     """The subset of tqdm's interface used here, as occasional plain lines."""
 
@@ -35,9 +40,10 @@ class _PlainProgress:
     def _line(self, now: float) -> None:
         pct = 100.0 * self.n / self.total if self.total else 100.0
         rate = self.n / max(now - self._t0, 1e-9)
+        units = _plural(self.unit)
         self.stream.write(
-            f"{self.desc}: {self.n:,}/{self.total:,} {self.unit}s ({pct:.0f}%), "
-            f"{now - self._t0:.0f} s, {rate:,.1f} {self.unit}s/s\n"
+            f"{self.desc}: {self.n:,}/{self.total:,} {units} ({pct:.0f}%), "
+            f"{now - self._t0:.0f} s, {rate:,.1f} {units}/s\n"
         )
         self.stream.flush()
 

@@ -60,7 +60,7 @@ def test_interrupt_during_start_up_replaces_the_stale_file(tmp_path, monkeypatch
         os.kill(os.getpid(), signal.SIGTERM)
         raise AssertionError("SIGTERM did not arrive")  # pragma: no cover
 
-    monkeypatch.setattr(evaluation, "make_agent", interrupted)
+    monkeypatch.setattr(evaluation.runner, "make_agent", interrupted)
     res = evaluate(["random", "heuristic"], deals=10, seed=1, json_path=str(path))
     assert not res.complete and "before any game was played" in res.stopped
     data = json.loads(path.read_text())
@@ -81,7 +81,7 @@ def test_run_exits_143_after_sigterm(monkeypatch, capsys):
     def fake(agents, **kw):
         return real(["random", _SigtermAfter(after=50)], **kw)
 
-    monkeypatch.setattr(evaluation, "evaluate", fake)
+    monkeypatch.setattr(evaluation.cli, "evaluate", fake)
     args = argparse.Namespace(agents=["random", "random"], matches=None, hands=None, deals=20,
                               rules="altmisalti", seed=0, workers=1, json=None,
                               no_progress=True, plain=True)

@@ -41,3 +41,10 @@ def test_a_terminal_gets_a_redrawn_bar():
         bar.update(1)
     bar.close()
     assert "\r" in out.getvalue() and "50/50" in out.getvalue()
+
+
+def test_units_are_plural_in_plain_lines():
+    out = io.StringIO()
+    with progress_bar(4, "eval", "match", stream=out) as bar:
+        bar.update(4)
+    assert out.getvalue().startswith("eval: 4/4 matches (100%)") and "matches/s" in out.getvalue()

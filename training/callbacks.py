@@ -32,7 +32,8 @@ from sixtysix_env.policy import save_policy
 from sixtysix_env.progress import progress_bar
 
 from .config import TrainConfig
-from .export import evaluate_agent, network_from_policy, policy_agent
+from .figures import evaluate_agent
+from .numpy_policy import network_from_policy, policy_agent
 from .pool import OpponentPool
 
 # SB3's own keys -> the chart groups.

@@ -4,26 +4,31 @@ The configs in ``configs/`` ship with the package (``sixtysix_training.configs``
 and are found by name: ``sixtysix train --config quickstart`` (see
 :func:`resolve_config`); a path to any YAML file works too.
 
-Each field carries a docstring (the string under it); ``sixtysix train
---list-options`` prints them. A YAML file's keys must be field names, and
-each value must have the field's type: an unknown key or a wrong type is a
-:class:`ConfigError` naming the key and what is allowed.
+Each field carries its documentation in its metadata (``doc``);
+``sixtysix train --list-options`` prints it. A YAML file's keys must be
+field names, and each value must have the field's type (checked by
+msgspec's strict conversion: no booleans for numbers, no numbers for
+strings, integers widened to floats): an unknown key or a wrong type is a
+:class:`ConfigError` naming the key and what is allowed. YAML is read with
+YAML 1.2's numbers, so ``3e-4`` is a number (PyYAML alone reads YAML 1.1,
+where it is a string).
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import importlib.resources
-import inspect
-import itertools
 import math
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
+import yaml
 
 from sixtysix_env.errors import SixtySixError
 
@@ -32,125 +37,142 @@ class ConfigError(SixtySixError, ValueError):
     """A configuration file or override that names an unknown option or gives a wrong value."""
 
 
+def _opt(default: Any, doc: str) -> Any:
+    """A config field with its documentation (a list or mapping: ``field(default_factory=...)``
+    with the same ``doc`` metadata, so each config gets its own)."""
+    return field(default=default, metadata={"doc": doc})
+
+
 @dataclass
 class TrainConfig:
+    """Every training option; ``sixtysix train --list-options`` prints their docs."""
+
     # -- the run ---------------------------------------------------------------
-    name: str = "run"
-    """Name of the run; its folder is ``runs_dir/name``."""
-    runs_dir: str = "runs"
-    """Folder holding run folders (relative to the working directory)."""
-    seed: int = 0
-    """Seed of everything random in the run: network initialisation, deals, opponent choices."""
-    total_timesteps: int = 200_000
-    """Learner decisions (environment steps) to train for, behaviour cloning not included."""
-    rules: str = "altmisalti"
-    """Rule preset the policy learns (altmisalti, pagat66, santase)."""
-    torch_threads: int = 1
-    """Threads torch may use. One is fastest for these small networks on 2 cores."""
-    progress_bar: bool = True
-    """Show a progress bar while training."""
+    name: str = _opt("run", "Name of the run; its folder is ``runs_dir/name``.")
+    runs_dir: str = _opt("runs", "Folder holding run folders (relative to the working directory).")
+    seed: int = _opt(
+        0,
+        "Seed of everything random in the run: network initialisation, deals, opponent choices.",
+    )
+    total_timesteps: int = _opt(
+        200_000,
+        "Learner decisions (environment steps) to train for, behaviour cloning not included.",
+    )
+    rules: str = _opt("altmisalti", "Rule preset the policy learns (altmisalti, pagat66, santase).")
+    torch_threads: int = _opt(
+        1,
+        "Threads torch may use. One is fastest for these small networks on 2 cores.",
+    )
+    progress_bar: bool = _opt(True, "Show a progress bar while training.")
 
     # -- MaskablePPO -------------------------------------------------------------
-    n_envs: int = 32
-    """Games played side by side; one batched network call picks all their actions."""
-    n_steps: int = 128
-    """Steps per game between updates (rollout size = n_envs * n_steps)."""
-    batch_size: int = 1024
-    """Minibatch size of the PPO update."""
-    n_epochs: int = 4
-    """Passes over each rollout in the PPO update."""
-    learning_rate: float = 3e-4
-    """Adam step size (at the start, with lr_schedule 'linear')."""
-    lr_schedule: str = "constant"
-    """'constant', or 'linear' (decays to 0 at total_timesteps)."""
-    gamma: float = 1.0
-    """Discount factor; a hand is short and its score counts in full, so 1."""
-    gae_lambda: float = 0.95
-    """GAE lambda of the advantage estimate."""
-    clip_range: float = 0.2
-    """PPO clip range of the probability ratio."""
-    ent_coef: float = 0.01
-    """Weight of the entropy bonus."""
-    vf_coef: float = 0.5
-    """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradient norm clip."""
-    target_kl: float | None = None
-    """Stop an update's epochs early past this KL divergence (null: never)."""
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and (separately) the value network."""
-    activation: str = "relu"
-    """Hidden activation: 'relu' or 'tanh'."""
+    n_envs: int = _opt(
+        32,
+        "Games played side by side; one batched network call picks all their actions.",
+    )
+    n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
+    batch_size: int = _opt(1024, "Minibatch size of the PPO update.")
+    n_epochs: int = _opt(4, "Passes over each rollout in the PPO update.")
+    learning_rate: float = _opt(3e-4, "Adam step size (at the start, with lr_schedule 'linear').")
+    lr_schedule: str = _opt("constant", "'constant', or 'linear' (decays to 0 at total_timesteps).")
+    gamma: float = _opt(1.0, "Discount factor; a hand is short and its score counts in full, so 1.")
+    gae_lambda: float = _opt(0.95, "GAE lambda of the advantage estimate.")
+    clip_range: float = _opt(0.2, "PPO clip range of the probability ratio.")
+    ent_coef: float = _opt(0.01, "Weight of the entropy bonus.")
+    vf_coef: float = _opt(0.5, "Weight of the value loss.")
+    max_grad_norm: float = _opt(0.5, "Gradient norm clip.")
+    target_kl: float | None = _opt(
+        None,
+        "Stop an update's epochs early past this KL divergence (null: never).",
+    )
+    net_arch: list[int] = field(
+        default_factory=lambda: [256, 256],
+        metadata={"doc": "Hidden layer sizes of the policy and (separately) the value network."},
+    )
+    activation: str = _opt("relu", "Hidden activation: 'relu' or 'tanh'.")
 
     # -- opponents (self-play pool) -------------------------------------------
     baseline_weights: dict[str, float] = field(
-        default_factory=lambda: {"random": 0.1, "heuristic": 0.4}
+        default_factory=lambda: {"random": 0.1, "heuristic": 0.4},
+        metadata={"doc": "Baseline opponents (agent names or specs) and their sampling weights."},
     )
-    """Baseline opponents (agent names or specs) and their sampling weights."""
-    recent_weight: float = 0.3
-    """Sampling weight shared by the ``recent_snapshots`` newest snapshots of the learner."""
-    older_weight: float = 0.2
-    """Sampling weight shared by the older snapshots (weights of absent groups are dropped)."""
-    recent_snapshots: int = 3
-    """How many of the newest snapshots count as recent."""
-    max_snapshots: int = 20
-    """Most snapshots kept in the pool; past it, the oldest is dropped."""
-    snapshot_every: int = 100_000
-    """Steps between frozen snapshots of the learner joining the pool (0: never)."""
-    snapshot_deterministic: bool = False
-    """Snapshots play their argmax (true) or sample from their policy (false)."""
+    recent_weight: float = _opt(
+        0.3,
+        "Sampling weight shared by the ``recent_snapshots`` newest snapshots of the learner.",
+    )
+    older_weight: float = _opt(
+        0.2,
+        "Sampling weight shared by the older snapshots (weights of absent groups are dropped).",
+    )
+    recent_snapshots: int = _opt(3, "How many of the newest snapshots count as recent.")
+    max_snapshots: int = _opt(
+        20,
+        "Most snapshots kept in the pool; past it, the oldest is dropped.",
+    )
+    snapshot_every: int = _opt(
+        100_000,
+        "Steps between frozen snapshots of the learner joining the pool (0: never).",
+    )
+    snapshot_deterministic: bool = _opt(
+        False,
+        "Snapshots play their argmax (true) or sample from their policy (false).",
+    )
 
     # -- warm start by behaviour cloning -------------------------------------------
-    bc_teacher: str | None = None
-    """Agent to imitate before PPO (e.g. 'heuristic', 'expert:samples=8'); null: no cloning."""
-    bc_hands: int = 20_000
-    """Hands the teacher plays (both seats recorded) to make the cloning data set."""
-    bc_opponent: str = "teacher"
-    """Who the teacher plays against while recording: 'teacher' (itself) or an agent name."""
-    bc_epochs: int = 5
-    """Passes over the cloning data set."""
-    bc_batch_size: int = 512
-    """Minibatch size of behaviour cloning."""
-    bc_learning_rate: float = 1e-3
-    """Adam step size of behaviour cloning."""
-    bc_value: bool = True
-    """Also fit the value network to the recorded hands' outcomes."""
+    bc_teacher: str | None = _opt(
+        None,
+        "Agent to imitate before PPO (e.g. 'heuristic', 'expert:samples=8'); null: no cloning.",
+    )
+    bc_hands: int = _opt(
+        20_000,
+        "Hands the teacher plays (both seats recorded) to make the cloning data set.",
+    )
+    bc_opponent: str = _opt(
+        "teacher",
+        "Who the teacher plays against while recording: 'teacher' (itself) or an agent name.",
+    )
+    bc_epochs: int = _opt(5, "Passes over the cloning data set.")
+    bc_batch_size: int = _opt(512, "Minibatch size of behaviour cloning.")
+    bc_learning_rate: float = _opt(1e-3, "Adam step size of behaviour cloning.")
+    bc_value: bool = _opt(True, "Also fit the value network to the recorded hands' outcomes.")
 
     # -- evaluation and saving ---------------------------------------------------
-    eval_every: int = 100_000
-    """Steps between evaluations on paired deals (0: only at the end)."""
-    eval_deals: int = 500
-    """Paired deals (two hands each) per baseline opponent at each evaluation."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """Opponents of the periodic evaluation (agent names or specs)."""
-    eval_seed: int = 2024
-    """Seed of the evaluation deals (the same deals every time, so evaluations compare)."""
-    eval_workers: int = 1
-    """Worker processes for evaluation (1 keeps it in the training process)."""
-    best_metric: str = "heuristic"
-    """The best model is the one with the highest game points per hand against this opponent."""
-    save_every: int = 100_000
-    """Steps between saves of the latest model (resumable); it is also saved at the end."""
+    eval_every: int = _opt(
+        100_000,
+        "Steps between evaluations on paired deals (0: only at the end).",
+    )
+    eval_deals: int = _opt(
+        500,
+        "Paired deals (two hands each) per baseline opponent at each evaluation.",
+    )
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["random", "heuristic"],
+        metadata={"doc": "Opponents of the periodic evaluation (agent names or specs)."},
+    )
+    eval_seed: int = _opt(
+        2024,
+        "Seed of the evaluation deals (the same deals every time, so evaluations compare).",
+    )
+    eval_workers: int = _opt(
+        1,
+        "Worker processes for evaluation (1 keeps it in the training process).",
+    )
+    best_metric: str = _opt(
+        "heuristic",
+        "The best model is the one with the highest game points per hand against this opponent.",
+    )
+    save_every: int = _opt(
+        100_000,
+        "Steps between saves of the latest model (resumable); it is also saved at the end.",
+    )
 
 
 # -- field documentation ------------------------------------------------------------
 
 
 def field_docs() -> dict[str, str]:
-    """Each field's docstring, read from this file's source."""
-    tree = ast.parse(inspect.getsource(TrainConfig))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, nxt in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant)
-            and isinstance(nxt.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(nxt.value.value.split())
-    return docs
+    """Each field's documentation (its ``doc`` metadata)."""
+    return {f.name: f.metadata.get("doc", "") for f in dataclasses.fields(TrainConfig)}
 
 
 def describe_options() -> str:
@@ -181,57 +203,50 @@ def _type_name(tp: Any) -> str:
 
 
 def _coerce(tp: Any, value: Any) -> tuple[bool, Any]:
-    """(matches, value converted) for a value read from YAML or an override."""
-    origin = typing.get_origin(tp)
-    if origin in (types.UnionType, typing.Union):
-        for a in typing.get_args(tp):
-            ok, v = _coerce(a, value)
-            if ok:
-                return True, v
+    """(matches, value converted) for a value read from YAML or an override.
+
+    The check is msgspec's strict conversion. A number that plain PyYAML
+    (YAML 1.1) reads as a string, such as ``3e-4``, is taken as the number
+    where the option is one (:func:`read_yaml` reads it as a number already).
+    """
+    if type(value) is str and (tp is float or float in typing.get_args(tp)):
+        try:
+            number = float(value)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                value = number
+    try:
+        return True, msgspec.convert(value, tp, strict=True)
+    except msgspec.ValidationError:
         return False, value
-    if tp is type(None):
-        return value is None, value
-    if tp is bool:
-        return type(value) is bool, value
-    if tp is int:
-        return type(value) is int, value
-    if tp is float:
-        if type(value) in (int, float):
-            return True, float(value)
-        if type(value) is str:
-            # PyYAML reads 3e-4 (no dot) as a string; accept any finite number written so.
-            try:
-                v = float(value)
-            except ValueError:
-                return False, value
-            return math.isfinite(v), v
-        return False, value
-    if tp is str:
-        return type(value) is str, value
-    if origin is list:
-        (item,) = typing.get_args(tp)
-        if not isinstance(value, list):
-            return False, value
-        out = []
-        for x in value:
-            ok, v = _coerce(item, x)
-            if not ok:
-                return False, value
-            out.append(v)
-        return True, out
-    if origin is dict:
-        kt, vt = typing.get_args(tp)
-        if not isinstance(value, dict):
-            return False, value
-        out_d = {}
-        for k, x in value.items():
-            ok_k, k2 = _coerce(kt, k)
-            ok_v, v2 = _coerce(vt, x)
-            if not (ok_k and ok_v):
-                return False, value
-            out_d[k2] = v2
-        return True, out_d
-    raise TypeError(f"unsupported option type {tp!r}")
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, with YAML 1.2's floats: ``3e-4`` and ``1E5`` are numbers."""
+
+
+# YAML 1.1 (PyYAML's) needs a dot in a float; YAML 1.2 does not. Same as
+# PyYAML's float pattern, with the dot made optional before an exponent.
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.VERBOSE,
+    ),
+    list("-+0123456789."),
+)
+
+
+def read_yaml(stream: Any) -> Any:
+    """A YAML document (a string or an open file), safely, with YAML 1.2's numbers."""
+    return yaml.load(stream, Loader=_Loader)  # _Loader is a SafeLoader
 
 
 _CHOICES = {
@@ -355,13 +370,11 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainCon
 
 def parse_override(text: str) -> tuple[str, Any]:
     """``"key=value"`` (value in YAML syntax) -> (key, value)."""
-    import yaml
-
     key, eq, raw = text.partition("=")
     if not eq or not key.strip():
         raise ConfigError(f"override {text!r} must look like key=value")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = read_yaml(raw) if raw.strip() else None
     except yaml.YAMLError as e:
         raise ConfigError(f"override {text!r}: the value is not valid YAML ({e})") from None
     return key.strip(), value
@@ -408,8 +421,6 @@ def resolve_config(spec: str) -> str:
 
 def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:
     """Read a YAML config (a file or a shipped config's name; or the defaults), then overrides."""
-    import yaml
-
     values: dict[str, Any] = {}
     source = "defaults"
     if path is not None:
@@ -417,7 +428,7 @@ def load_config(path: str | None = None, overrides: list[str] | None = None) -> 
         source = path
         try:
             with open(path, encoding="utf-8") as f:
-                loaded = yaml.safe_load(f)
+                loaded = read_yaml(f)
         except OSError as e:
             raise ConfigError(f"cannot read config {path!r}: {e}") from None
         except yaml.YAMLError as e:
@@ -439,8 +450,6 @@ def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def save_config(cfg: TrainConfig, path: str) -> None:
-    import yaml
-
     docs = field_docs()
     lines = ["# Resolved training configuration (every option; see training/config.py)."]
     for f in dataclasses.fields(TrainConfig):

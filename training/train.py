@@ -57,7 +57,8 @@ def _machine() -> str:
                     break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} CPU cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    system = f"{platform.system()} {platform.release()}"
+    return f"{cpu}, {os.cpu_count()} CPU cores, {system}, Python {platform.python_version()}"
 
 
 def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
@@ -109,35 +110,11 @@ def check_resume_changes(old: TrainConfig, new: TrainConfig) -> None:
             )
 
 
-def train(
-    cfg: TrainConfig,
-    run_dir: str,
-    resume: bool = False,
-    printer=print,
-    reset_best: bool = False,
-) -> dict[str, Any]:
-    """Train (or resume) the run in ``run_dir``; returns its summary.
-
-    ``reset_best`` (with ``resume``) forgets the best score so far, for when
-    the evaluation opponents have changed and old scores no longer compare.
-    """
-    # Heavy imports here, so `sixtysix train --help` and config errors stay fast.
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import set_random_seed
-
-    from . import bc
-    from .callbacks import SelfPlayCallback, StepProgressBar, make_logger, write_json
-    from .export import export_model
+def _make_pool(cfg: TrainConfig):
+    """The opponent pool: the baselines now, frozen snapshots of the learner later."""
     from .pool import OpponentPool
-    from .vec_env import SelfPlayVecEnv
 
-    # -- seeding and threads ---------------------------------------------------------
-    torch.set_num_threads(cfg.torch_threads)
-    set_random_seed(cfg.seed)
-
-    # -- opponent pool and games ---------------------------------------------------------
-    pool = OpponentPool(
+    return OpponentPool(
         cfg.baseline_weights,
         recent_weight=cfg.recent_weight,
         older_weight=cfg.older_weight,
@@ -146,90 +123,102 @@ def train(
         snapshot_deterministic=cfg.snapshot_deterministic,
         seed=cfg.seed,
     )
-    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
 
-    # -- the model -----------------------------------------------------------------------
-    state: dict[str, Any] = {}
-    if resume:
-        with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
-            state = json.load(f)
-        pool.restore(run_dir, state.pop("pool", {}))
-        # The PPO settings come from the run's config as it is now, so that a
-        # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes
-        # effect; a linear schedule keeps decaying over the whole run.
-        model = MaskablePPO.load(
-            os.path.join(run_dir, "latest", "model.zip"),
-            env=env,
-            device="cpu",
-            **ppo_settings(cfg),
-        )
-        # Fresh games after a resume, seeded from the resume point.
-        env.seed(cfg.seed + model.num_timesteps)
-        model._last_obs = None  # the learn() below resets the games
-        state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
-        if reset_best:
-            old = state.pop("best_score", None)
-            state.pop("best_steps", None)
-            printer(f"forgetting the best score so far ({old}): the next evaluation sets it")
-        printer(
-            f"resuming {run_dir} at {model.num_timesteps:,} steps "
-            f"with {len(pool.snapshots)} snapshots in the pool"
-        )
-    else:
-        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            **ppo_settings(cfg),
-            policy_kwargs={
-                "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                "activation_fn": activation,
-            },
-            seed=cfg.seed,
-            device="cpu",
-            verbose=0,
-        )
-    logger = make_logger(run_dir)
-    model.set_logger(logger)
 
-    # -- warm start by behaviour cloning ----------------------------------------------------
-    if cfg.bc_teacher and not resume:
-        t0 = time.perf_counter()
-        printer(
-            f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
-            f"(against {cfg.bc_opponent})"
-        )
-        data = bc.collect(
-            cfg.bc_teacher,
-            cfg.bc_opponent,
-            cfg.bc_hands,
-            cfg.rules,
-            cfg.seed,
-            progress=cfg.progress_bar,
-        )
-        collect_s = time.perf_counter() - t0
-        stats = bc.pretrain(
-            model.policy,
-            data,
-            cfg.bc_epochs,
-            cfg.bc_batch_size,
-            cfg.bc_learning_rate,
-            cfg.bc_value,
-            cfg.seed,
-            logger,
-            cfg.vf_coef,
-        )
-        stats["collect_seconds"] = collect_s
-        stats["teacher"] = cfg.bc_teacher
-        state["bc"] = stats
-        last = stats["epochs"][-1]
-        printer(
-            f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
-            f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}"
-        )
+def _new_model(cfg: TrainConfig, env):
+    """A fresh MaskablePPO on the games, its network as the config says."""
+    import torch
+    from sb3_contrib import MaskablePPO
 
-    # -- learning ---------------------------------------------------------------------------
-    callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        **ppo_settings(cfg),
+        policy_kwargs={
+            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+            "activation_fn": activation,
+        },
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, printer):
+    """(the saved latest model on fresh games, the run's saved state) of a resumed run."""
+    from sb3_contrib import MaskablePPO
+
+    with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
+        state = json.load(f)
+    pool.restore(run_dir, state.pop("pool", {}))
+    # The PPO settings come from the run's config as it is now, so that a
+    # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes
+    # effect; a linear schedule keeps decaying over the whole run.
+    model = MaskablePPO.load(
+        os.path.join(run_dir, "latest", "model.zip"),
+        env=env,
+        device="cpu",
+        **ppo_settings(cfg),
+    )
+    # Fresh games after a resume, seeded from the resume point.
+    env.seed(cfg.seed + model.num_timesteps)
+    model._last_obs = None  # the learn() below resets the games
+    state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
+    if reset_best:
+        old = state.pop("best_score", None)
+        state.pop("best_steps", None)
+        printer(f"forgetting the best score so far ({old}): the next evaluation sets it")
+    printer(
+        f"resuming {run_dir} at {model.num_timesteps:,} steps "
+        f"with {len(pool.snapshots)} snapshots in the pool"
+    )
+    return model, state
+
+
+def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
+    """Warm start: fit the policy to the teacher's recorded decisions; the cloning's figures."""
+    from . import bc
+
+    t0 = time.perf_counter()
+    printer(
+        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
+        f"(against {cfg.bc_opponent})"
+    )
+    data = bc.collect(
+        cfg.bc_teacher,
+        cfg.bc_opponent,
+        cfg.bc_hands,
+        cfg.rules,
+        cfg.seed,
+        progress=cfg.progress_bar,
+    )
+    collect_s = time.perf_counter() - t0
+    stats = bc.pretrain(
+        model.policy,
+        data,
+        cfg.bc_epochs,
+        cfg.bc_batch_size,
+        cfg.bc_learning_rate,
+        cfg.bc_value,
+        cfg.seed,
+        logger,
+        cfg.vf_coef,
+    )
+    stats["collect_seconds"] = collect_s
+    stats["teacher"] = cfg.bc_teacher
+    last = stats["epochs"][-1]
+    printer(
+        f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
+        f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}"
+    )
+    return stats
+
+
+def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[float, float, int]:
+    """Learn up to ``total_timesteps``; (wall seconds, learning seconds, steps this session)."""
+    from .callbacks import StepProgressBar
+
     remaining = cfg.total_timesteps - model.num_timesteps
     t_learn = time.perf_counter()
     steps_before = model.num_timesteps
@@ -246,19 +235,22 @@ def train(
         )
     learn_s = time.perf_counter() - t_learn
     learning_s = callback.learning_seconds() if remaining > 0 else 0.0
-    steps = model.num_timesteps - steps_before
-    env.close()
-    logger.close()
+    return learn_s, learning_s, model.num_timesteps - steps_before
 
-    # -- export and summary ----------------------------------------------------------------
-    summary = {
+
+def _summary(
+    cfg: TrainConfig, total_steps: int, state: dict, learn_s: float, learning_s: float, steps: int
+) -> dict[str, Any]:
+    """The run's ``summary.json``: steps, time (cloning included), speed, best score, machine."""
+    bc_stats = state.get("bc") or {}
+    return {
         "run": cfg.name,
-        "steps": model.num_timesteps,
+        "steps": total_steps,
         "steps_this_session": steps,
         "wall_time_s": state.get("wall_time_before_s", 0.0)
         + learn_s
-        + (state.get("bc") or {}).get("seconds", 0)
-        + (state.get("bc") or {}).get("collect_seconds", 0),
+        + bc_stats.get("seconds", 0)
+        + bc_stats.get("collect_seconds", 0),
         "learn_wall_time_s": learn_s,
         "learning_seconds": learning_s,
         "steps_per_s": steps / learning_s if learning_s > 0 else None,
@@ -270,6 +262,13 @@ def train(
         "machine": _machine(),
         "torch_threads": cfg.torch_threads,
     }
+
+
+def _finish(cfg: TrainConfig, run_dir: str, summary: dict[str, Any], printer) -> None:
+    """Write the summary, export the best model as ``policy.npz``, and say how it went."""
+    from .callbacks import write_json
+    from .export import export_model
+
     write_json(os.path.join(run_dir, "summary.json"), summary)
     best = os.path.join(run_dir, "best", "model.zip")
     if os.path.exists(best):
@@ -278,13 +277,54 @@ def train(
         )
     if summary["steps_per_s"]:
         printer(
-            f"done: {model.num_timesteps:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
+            f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
             f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
             f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
             f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
             f"{summary['best_steps']:,} steps"
         )
     printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
+
+
+def train(
+    cfg: TrainConfig,
+    run_dir: str,
+    resume: bool = False,
+    printer=print,
+    reset_best: bool = False,
+) -> dict[str, Any]:
+    """Train (or resume) the run in ``run_dir``; returns its summary.
+
+    ``reset_best`` (with ``resume``) forgets the best score so far, for when
+    the evaluation opponents have changed and old scores no longer compare.
+    The steps below run in this order, which the seeding depends on.
+    """
+    # Heavy imports in the steps, so `sixtysix train --help` and config errors stay fast.
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+
+    from .callbacks import SelfPlayCallback, make_logger
+    from .vec_env import SelfPlayVecEnv
+
+    torch.set_num_threads(cfg.torch_threads)
+    set_random_seed(cfg.seed)
+    pool = _make_pool(cfg)
+    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
+    state: dict[str, Any] = {}
+    if resume:
+        model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
+    else:
+        model = _new_model(cfg, env)
+    logger = make_logger(run_dir)
+    model.set_logger(logger)
+    if cfg.bc_teacher and not resume:
+        state["bc"] = _clone_teacher(cfg, model, logger, printer)
+    callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
+    learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
+    env.close()
+    logger.close()
+    summary = _summary(cfg, model.num_timesteps, state, learn_s, learning_s, steps)
+    _finish(cfg, run_dir, summary, printer)
     return summary
 
 

@@ -99,64 +99,67 @@ from ..view import PlayerView
 OBS_VERSION = 1
 
 
+#: (name, length) of every field, in the table's order.
+_FIELD_LENGTHS = (
+    ("hand", 24),
+    ("trump_card", 24),
+    ("lead", 24),
+    ("my_played", 24),
+    ("opp_played", 24),
+    ("my_won", 24),
+    ("opp_won", 24),
+    ("opp_known", 24),
+    ("opp_excluded", 24),
+    ("unseen", 24),
+    ("my_known", 24),
+    ("my_excluded", 24),
+    ("trump_suit", 4),
+    ("opp_void", 4),
+    ("my_marriages", 4),
+    ("opp_marriages", 4),
+    ("my_turn", 1),
+    ("i_lead", 1),
+    ("i_deal", 1),
+    ("open", 1),
+    ("closed", 1),
+    ("exhausted", 1),
+    ("closed_by_me", 1),
+    ("closed_by_opp", 1),
+    ("just_closed", 1),
+    ("my_trick", 1),
+    ("opp_trick", 1),
+    ("my_exchange", 1),
+    ("opp_exchange", 1),
+    ("hand_over", 1),
+    ("stock_left", 7),
+    ("my_card_points", 1),
+    ("opp_card_points", 1),
+    ("my_marriage_points", 1),
+    ("opp_marriage_pts", 1),
+    ("my_tricks", 1),
+    ("opp_tricks", 1),
+    ("opp_hand_size", 1),
+    ("my_score", 1),
+    ("opp_score", 1),
+    ("close_card_points", 1),
+    ("close_marriage_pts", 1),
+    ("close_had_trick", 1),
+    ("must_beat_in_suit", 1),
+    ("marriage_after_close", 1),
+    ("close_on_first_lead", 1),
+    ("min_stock_to_close", 1),
+    ("min_stock_to_exchange", 1),
+    ("failed_close_penalty", 3),
+    ("totals_at_close", 1),
+    ("tie_carry_over", 1),
+    ("going_out", 1),
+    ("last_trick_bonus", 1),
+)
+
+
 def _build_fields() -> tuple[tuple[str, int, int], ...]:
-    spec = [
-        ("hand", 24),
-        ("trump_card", 24),
-        ("lead", 24),
-        ("my_played", 24),
-        ("opp_played", 24),
-        ("my_won", 24),
-        ("opp_won", 24),
-        ("opp_known", 24),
-        ("opp_excluded", 24),
-        ("unseen", 24),
-        ("my_known", 24),
-        ("my_excluded", 24),
-        ("trump_suit", 4),
-        ("opp_void", 4),
-        ("my_marriages", 4),
-        ("opp_marriages", 4),
-        ("my_turn", 1),
-        ("i_lead", 1),
-        ("i_deal", 1),
-        ("open", 1),
-        ("closed", 1),
-        ("exhausted", 1),
-        ("closed_by_me", 1),
-        ("closed_by_opp", 1),
-        ("just_closed", 1),
-        ("my_trick", 1),
-        ("opp_trick", 1),
-        ("my_exchange", 1),
-        ("opp_exchange", 1),
-        ("hand_over", 1),
-        ("stock_left", 7),
-        ("my_card_points", 1),
-        ("opp_card_points", 1),
-        ("my_marriage_points", 1),
-        ("opp_marriage_pts", 1),
-        ("my_tricks", 1),
-        ("opp_tricks", 1),
-        ("opp_hand_size", 1),
-        ("my_score", 1),
-        ("opp_score", 1),
-        ("close_card_points", 1),
-        ("close_marriage_pts", 1),
-        ("close_had_trick", 1),
-        ("must_beat_in_suit", 1),
-        ("marriage_after_close", 1),
-        ("close_on_first_lead", 1),
-        ("min_stock_to_close", 1),
-        ("min_stock_to_exchange", 1),
-        ("failed_close_penalty", 3),
-        ("totals_at_close", 1),
-        ("tie_carry_over", 1),
-        ("going_out", 1),
-        ("last_trick_bonus", 1),
-    ]
     out, i = [], 0
-    for name, n in spec:
+    for name, n in _FIELD_LENGTHS:
         out.append((name, i, n))
         i += n
     return tuple(out)
@@ -175,12 +178,33 @@ _N_BITS = INDEX["my_card_points"]  # 325
 _MASK_BIT = (_N_BITS + 7) // 8 * 8  # 328
 _N_BYTES = (_MASK_BIT + NUM_ACTIONS + 7) // 8
 
-_HAND, _TRUMP, _LEAD = 0, 24, 48
-_MY_PLAYED, _OPP_PLAYED, _MY_WON, _OPP_WON = 72, 96, 120, 144
-_OPP_KNOWN, _OPP_EXCL, _UNSEEN, _MY_KNOWN, _MY_EXCL = 168, 192, 216, 240, 264
-_TRUMP_SUIT, _OPP_VOID, _MY_MAR, _OPP_MAR = 288, 292, 296, 300
-_FLAGS = 304  # my_turn ... hand_over are bits 304-317
-_STOCK = 318
+# The first index of each field the packing writes, from INDEX (the table above
+# is the one place the layout is written); module constants for the hot path.
+(
+    _TRUMP, _LEAD, _MY_PLAYED, _OPP_PLAYED, _MY_WON, _OPP_WON, _OPP_KNOWN, _OPP_EXCL,
+    _UNSEEN, _MY_KNOWN, _MY_EXCL, _TRUMP_SUIT, _OPP_VOID, _MY_MAR, _OPP_MAR, _STOCK,
+) = (
+    INDEX[name]
+    for name in (
+        "trump_card", "lead", "my_played", "opp_played", "my_won", "opp_won", "opp_known",
+        "opp_excluded", "unseen", "my_known", "my_excluded", "trump_suit", "opp_void",
+        "my_marriages", "opp_marriages", "stock_left",
+    )
+)
+assert INDEX["hand"] == 0  # the hand is the packed int's lowest bits, unshifted
+# The one-bit flags my_turn ... hand_over (packed together, then shifted once).
+_FLAGS = INDEX["my_turn"]
+(
+    _F_LEAD, _F_DEAL, _F_OPEN, _F_CLOSED, _F_EXHAUSTED, _F_CLOSED_BY_ME, _F_CLOSED_BY_OPP,
+    _F_JUST_CLOSED, _F_MY_TRICK, _F_OPP_TRICK, _F_MY_EXCHANGE, _F_OPP_EXCHANGE, _F_OVER,
+) = (
+    INDEX[name] - _FLAGS
+    for name in (
+        "i_lead", "i_deal", "open", "closed", "exhausted", "closed_by_me", "closed_by_opp",
+        "just_closed", "my_trick", "opp_trick", "my_exchange", "opp_exchange", "hand_over",
+    )
+)
+assert INDEX["my_turn"] - _FLAGS == 0 and _F_OVER == INDEX["stock_left"] - _FLAGS - 1
 
 # Keyed by id: hashing a RuleConfig (a dataclass) costs more than the rest of a
 # lookup; the entry keeps its config alive and is checked by identity.
@@ -221,21 +245,8 @@ _SUITS_LO = tuple(_suit_bits(m) for m in range(1 << 12))
 _SUITS_HI = tuple(_suit_bits(m << 12) for m in range(1 << 12))
 
 
-def _pack(view: PlayerView) -> tuple[int, list[float]]:
-    """The 0/1 part (with the action mask) as one int, and the numbers."""
-    s = view.seat
-    o = 1 - s
-    hand = view.hand
-    played = view.played
-    my_played = played[s]
-    opp_played = played[o]
-    opp_known = view.opponent_known
-    opp_excl = view.opponent_excluded
-    stock_left = view.stock_left
-    closed_by = view.closed_by
-    tricks = view.tricks_won
-
-    # Trick winners, marriages and exchanges from the public events.
+def _public_events(view: PlayerView) -> tuple[list[int], list[int], list[int]]:
+    """Per seat: the cards of the tricks it won, its marriage suits (bits), its exchange (0/1)."""
     won = [0, 0]
     mar = [0, 0]
     exch = [0, 0]
@@ -247,39 +258,55 @@ def _pack(view: PlayerView) -> tuple[int, list[float]]:
             mar[e[0]] |= 1 << e[1]
         elif t is Exchange:
             exch[e[0]] = 1
+    return won, mar, exch
+
+
+def _flags(view: PlayerView, exch: list[int]) -> int:
+    """The one-bit flags my_turn ... hand_over, from bit 0."""
+    s = view.seat
+    o = 1 - s
+    tricks = view.tricks_won
+    closed_by = view.closed_by
+    flags = (
+        (view.to_move == s)
+        | (view.leader == s) << _F_LEAD
+        | (view.dealer == s) << _F_DEAL
+        | view.just_closed << _F_JUST_CLOSED
+        | (tricks[s] > 0) << _F_MY_TRICK
+        | (tricks[o] > 0) << _F_OPP_TRICK
+        | exch[s] << _F_MY_EXCHANGE
+        | exch[o] << _F_OPP_EXCHANGE
+        | (view.result is not None) << _F_OVER
+    )
+    if closed_by is None:
+        return flags | 1 << (_F_OPEN if view.stock_left else _F_EXHAUSTED)
+    return flags | 1 << _F_CLOSED | 1 << (_F_CLOSED_BY_ME if closed_by == s else _F_CLOSED_BY_OPP)
+
+
+def _pack(view: PlayerView) -> tuple[int, list[float]]:
+    """The 0/1 part (with the action mask) as one int, and the numbers."""
+    s = view.seat
+    o = 1 - s
+    hand = view.hand
+    my_played, opp_played = view.played[s], view.played[o]
+    opp_known = view.opponent_known
+    opp_excl = view.opponent_excluded
+    won, mar, exch = _public_events(view)
 
     unseen = ALL_CARDS & ~(hand | my_played | opp_played | opp_known)
-    if stock_left:
-        trump = 1 << view.trump_card
-        unseen &= ~trump
-        trump <<= _TRUMP
-    else:
-        trump = 0
+    trump = 0
+    if view.stock_left:
+        unseen &= ~(1 << view.trump_card)
+        trump = 1 << (_TRUMP + view.trump_card)
     # A suit is void if the opponent has no known card of it and no unseen card
     # of it is possible for the opponent.
     maybe = opp_known | (unseen & ~opp_excl)
     void = 15 & ~(_SUITS_LO[maybe & 4095] | _SUITS_HI[maybe >> 12])
-
-    flags = (
-        (view.to_move == s)
-        | (view.leader == s) << 1
-        | (view.dealer == s) << 2
-        | view.just_closed << 8
-        | (tricks[s] > 0) << 9
-        | (tricks[o] > 0) << 10
-        | exch[s] << 11
-        | exch[o] << 12
-        | (view.result is not None) << 13
-    )
-    if closed_by is None:
-        flags |= 8 if stock_left else 32  # open / exhausted
-    else:
-        flags |= 16 | (64 if closed_by == s else 128)
     lead = view.lead_card
     big = (
         hand
         | trump
-        | ((1 << lead) << _LEAD if lead is not None else 0)
+        | (1 << (_LEAD + lead) if lead is not None else 0)
         | my_played << _MY_PLAYED
         | opp_played << _OPP_PLAYED
         | won[s] << _MY_WON
@@ -293,13 +320,21 @@ def _pack(view: PlayerView) -> tuple[int, list[float]]:
         | void << _OPP_VOID
         | mar[s] << _MY_MAR
         | mar[o] << _OPP_MAR
-        | flags << _FLAGS
-        | 1 << (_STOCK + (stock_left + 1 >> 1))
+        | _flags(view, exch) << _FLAGS
+        # stock_left's one-hot: 0, 1, 3, 5, 7, 9, 11 cards
+        | 1 << (_STOCK + (view.stock_left + 1 >> 1))
         | view.legal_mask << _MASK_BIT
     )
+    return big, _numbers(view)
 
+
+def _numbers(view: PlayerView) -> list[float]:
+    """The fields from my_card_points on: points, tricks, scores, the close, the rules."""
+    s = view.seat
+    o = 1 - s
     cp = view.card_points
     mp = view.marriage_points
+    tricks = view.tricks_won
     score = view.match_score
     target = view.rules.match_target
     ci = view.close_info
@@ -319,7 +354,7 @@ def _pack(view: PlayerView) -> tuple[int, list[float]]:
     else:
         nums += (ci[0] / 120, ci[1] / 100, float(ci[2] > 0))
     nums += _rules_part(view.rules)
-    return big, nums
+    return nums
 
 
 _NO_CLOSE = (0.0, 0.0, 0.0)

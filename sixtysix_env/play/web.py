@@ -37,375 +37,299 @@ minute (429 after that). The computer's thinking is bounded per request: at
 most :data:`THINKING_AT_ONCE` requests compute at a time (503 when the wait
 is too long), and the expert searches for at most ``think_seconds`` per
 move when the server is not seeded.
+
+This module is the app and its command; the JSON it answers is built in
+:mod:`.webjson`, the rules for requests are in :mod:`.webrequest`, and the
+matches are kept in :mod:`.store`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import os
-import secrets
 import sys
 import threading
-import time
-from collections import OrderedDict, deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, parse_action
-from ..agents import agent_names
-from ..cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
-from ..engine import Close, Exchange, Marriage, Trick
+from ..actions import parse_action
+from ..agents import agent_names, make_agent
 from ..rules import PRESETS
-from .session import (
-    COMPUTER,
-    HUMAN,
-    GameSession,
-    IllegalMove,
-    OpponentError,
-    Step,
-    default_opponent,
-    explain_result,
-    moves,
-    narrate,
-    points_breakdown,
-    result_headline,
-    sort_hand,
+from .session import GameSession, IllegalMove, OpponentError, Step, default_opponent, sort_hand
+from .store import (
+    GAME_TTL_S,
+    MAX_GAMES,
+    MAX_GAMES_PER_CLIENT,
+    NEW_GAMES_PER_MINUTE,
+    GameStore,
+    StoredGame,
+    TooManyGames,
 )
+from .webjson import SIDE, game_json, step_json
+from .webrequest import MAX_JSON_DEPTH, ApiError, check_same_site, host_name, request_body
+
+__all__ = [
+    "GAME_TTL_S",
+    "MAX_GAMES",
+    "MAX_GAMES_PER_CLIENT",
+    "MAX_JSON_DEPTH",
+    "NEW_GAMES_PER_MINUTE",
+    "SIDE",
+    "ApiError",
+    "GameStore",
+    "TooManyGames",
+    "add_arguments",
+    "create_app",
+    "game_json",
+    "main",
+    "run",
+    "sort_hand",
+    "step_json",
+]
 
 STATIC = Path(__file__).resolve().parent / "static"
-SIDE = ("you", "computer")
-MAX_GAMES = 500
-GAME_TTL_S = 6 * 3600
-#: Matches one client address may keep; a new one retires its own oldest.
-MAX_GAMES_PER_CLIENT = 20
-#: New matches one client address may start per minute.
-NEW_GAMES_PER_MINUTE = 30
 #: Requests that may compute the computer's moves at the same time.
 THINKING_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 #: Seconds a request waits for its turn to compute before answering 503.
 THINKING_WAIT_S = 30.0
 #: The expert's search time per move in an unseeded server (seconds).
 THINK_SECONDS = 2.0
-#: JSON nesting a request may have: ours are flat objects.
-MAX_JSON_DEPTH = 8
+#: Bytes a request body may have: a move is a few.
+MAX_BODY_BYTES = 16 * 1024
 
 
-def _code(c: int | None) -> str | None:
-    return None if c is None else card_code(c)
+# -- answering -------------------------------------------------------------------------
 
 
-def _codes(cards) -> list[str]:
-    return [card_code(c) for c in cards]
+def _json_response(data: Any, status: int) -> Response:
+    resp = jsonify(data)
+    resp.status_code = status
+    return resp
 
 
-def _side(seat: int | None) -> str | None:
-    return None if seat is None else SIDE[seat]
+def _api_error(e: ApiError) -> Response:
+    return _json_response({"error": e.message, **e.extra}, e.status)
 
 
-def _event(e) -> dict[str, Any]:
-    t = type(e)
-    if t is Trick:
-        return {
-            "type": "trick",
-            "number": e.number,
-            "leader": SIDE[e.leader],
-            "lead": card_code(e.lead),
-            "follow": card_code(e.follow),
-            "winner": SIDE[e.winner],
-            "points": CARD_POINTS[e.lead] + CARD_POINTS[e.follow],
-        }
-    if t is Marriage:
-        return {
-            "type": "marriage",
-            "by": SIDE[e.seat],
-            "suit": SUITS[e.suit],
-            "points": e.points,
-            "led": card_code(e.led),
-            "shown": card_code(e.shown),
-        }
-    if t is Exchange:
-        return {"type": "exchange", "by": SIDE[e.seat], "taken": card_code(e.taken),
-                "nine": card_code(e.nine)}
-    if t is Close:
-        return {"type": "close", "by": SIDE[e.seat], "after_tricks": e.tricks_done}
-    raise TypeError(f"unknown event {e!r}")  # pragma: no cover
+def _http_error(e: HTTPException) -> Response:
+    return _json_response({"error": f"{e.name}: {e.description}"}, e.code or 500)
 
 
-def step_json(step: Step) -> dict[str, Any]:
-    """One action taken, for the page to replay (public once made)."""
-    a = step.action
-    out: dict[str, Any] = {"by": SIDE[step.seat], "action": None, "card": None}
-    if a == EXCHANGE:
-        out.update(kind="exchange", taken=card_code(step.before.trump_card))
-    elif a == CLOSE:
-        out.update(kind="close")
-    else:
-        out.update(card=card_code(step.card))
-        if a >= FIRST_MARRIAGE:
-            out.update(kind="marriage")
-        else:
-            out.update(kind="lead" if step.before.lead_card is None else "follow")
-        t = step.trick
-        if t is not None:
-            out["trick"] = _event(t)
-    out["action"] = {"exchange": "exchange", "close": "close"}.get(out["kind"]) or (
-        ("marry-" if out["kind"] == "marriage" else "") + out["card"]
+def _security_headers(resp: Response) -> Response:
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    resp.headers["X-Frame-Options"] = "DENY"
+    resp.headers["Content-Security-Policy"] = (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; frame-ancestors 'none'"
     )
-    out["text"] = " ".join(narrate(step))
-    return out
+    if request.path.startswith("/api/"):
+        resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
-def _moves_json(view, ms) -> list[dict[str, Any]]:
-    """The person's moves; a king or queen that may declare its marriage is offered both
-    ways (``marriage``, and ``play`` without declaring when that is legal too)."""
-    out = []
-    for m in ms:
-        out.append({"action": m.name, "kind": m.kind, "card": _code(m.card), "points": m.points})
-        if m.kind == "marriage" and view.legal_mask >> m.card & 1:
-            code = card_code(m.card)
-            out.append({"action": code, "kind": "play", "card": code, "points": 0})
-    return out
+def _index() -> Response:
+    return send_from_directory(STATIC, "index.html")
 
 
-def game_json(gid: str, session: GameSession, steps: Sequence[Step] = ()) -> dict[str, Any]:
-    """The game as the person may see it.
-
-    Built from ``session.view()`` (the person's PlayerView), the match score
-    and results, and, once the hand is over, the hands as they lay at its end.
-    """
-    view = session.view()
-    seat = HUMAN
-    ts = view.trump_suit
-    hand_over = view.result is not None
-    ms = moves(view) if not hand_over else []
-    stock = {
-        "size": view.stock_size,
-        "face_down": view.stock_left,
-        "closed_by": _side(view.closed_by),
-        # The trump card lies face up under the stock while cards remain; it
-        # stays known (turned down) after a close.
-        "trump_card": card_code(view.trump_card) if view.stock_left else None,
-    }
-    hand: dict[str, Any] = {
-        "number": session.hand_number,
-        "dealer": SIDE[view.dealer],
-        "leader": SIDE[view.leader],
-        "to_move": None if view.to_move < 0 else SIDE[view.to_move],
-        "trump_suit": SUITS[ts],
-        "trump_suit_name": SUIT_NAMES[ts],
-        "trump_card": card_code(view.trump_card),
-        "stock": stock,
-        "phase": "over" if hand_over else ("strict" if view.closed_by is not None
-                                             or view.stock_left == 0 else "open"),
-        "table": None
-        if view.lead_card is None
-        else {"card": card_code(view.lead_card), "by": SIDE[view.leader]},
-        "your_cards": _codes(sort_hand(view.hand, ts)),
-        "your_points": view.points(seat),
-        "your_card_points": view.card_points[seat],
-        "your_marriage_points": view.marriage_points[seat],
-        "tricks": {"you": view.tricks_won[HUMAN], "computer": view.tricks_won[COMPUTER]},
-        "computer_cards": view.opponent_hand_size,
-        "computer_known": _codes(sort_hand(view.opponent_known, ts)),
-        "events": [_event(e) for e in view.events],
-        "moves": _moves_json(view, ms),
-    }
-    if any(m.kind == "exchange" for m in ms):
-        hand["exchange"] = {"give": card_code(ts * 6), "take": card_code(view.trump_card)}
-    result = None
-    if hand_over:
-        res = view.result
-        yours, theirs = session.revealed_hands()
-        result = {
-            "winner": _side(res.winner),
-            "game_points": res.game_points,
-            "reason": res.reason,
-            "headline": result_headline(res),
-            "explain": explain_result(res),
-            "card_points": {"you": res.card_points[HUMAN], "computer": res.card_points[COMPUTER]},
-            "marriage_points": {
-                "you": res.marriage_points[HUMAN],
-                "computer": res.marriage_points[COMPUTER],
-            },
-            "tricks": {"you": res.tricks_won[HUMAN], "computer": res.tricks_won[COMPUTER]},
-            "totals": {"you": res.totals[HUMAN], "computer": res.totals[COMPUTER]},
-            "breakdown": {
-                "you": points_breakdown(res, HUMAN),
-                "computer": points_breakdown(res, COMPUTER),
-            },
-            "your_cards": _codes(sort_hand(yours, ts)),
-            "computer_cards": _codes(sort_hand(theirs, ts)),
-        }
-    you, comp = session.score
-    return {
-        "game_id": gid,
-        "opponent": session.opponent_name,
-        "rules": session.rules.name,
-        "match": {
-            "score": {"you": you, "computer": comp},
-            "target": session.rules.match_target,
-            "over": session.is_over(),
-            "winner": _side(session.winner),
-            "hands": [
-                {
-                    "number": i + 1,
-                    "winner": _side(r.winner),
-                    "game_points": {"you": g[HUMAN], "computer": g[COMPUTER]},
-                    "explain": explain_result(r),
-                }
-                for i, (r, g) in enumerate(session.history)
-            ],
-        },
-        "hand": hand,
-        "result": result,
-        "steps": [step_json(s) for s in steps],
-    }
+def _static_file(name: str) -> Response:
+    return send_from_directory(STATIC, name)
 
 
-class _Game:
-    __slots__ = ("client", "lock", "session", "used")
+class _Thinking:
+    """At most THINKING_AT_ONCE requests compute the computer's moves at once."""
 
-    def __init__(self, session: GameSession, client: str) -> None:
-        self.session = session
-        self.client = client
-        self.lock = threading.Lock()
-        self.used = time.monotonic()
+    def __init__(self, semaphore: threading.BoundedSemaphore) -> None:
+        self.semaphore = semaphore
+
+    def __enter__(self) -> None:
+        if not self.semaphore.acquire(timeout=THINKING_WAIT_S):
+            raise ApiError(503, "the server is busy: try again in a moment")
+
+    def __exit__(self, *exc: object) -> None:
+        self.semaphore.release()
 
 
-class TooManyGames(Exception):
-    """A client started more matches in a minute than :data:`NEW_GAMES_PER_MINUTE`."""
-
-
-class GameStore:
-    """Matches by id; the least recently used go when there are too many.
-
-    Each client (address) may hold at most ``per_client`` matches: a new one
-    retires that client's own least recently used, so one client cannot push
-    everybody else's matches out through the overall cap. ``clock`` is for tests.
-    """
+class _Api:
+    """The API's routes over one store, with the server's fixed choices."""
 
     def __init__(
         self,
-        max_games: int = MAX_GAMES,
-        ttl_s: float = GAME_TTL_S,
-        per_client: int = MAX_GAMES_PER_CLIENT,
-        per_minute: int = NEW_GAMES_PER_MINUTE,
-        clock=time.monotonic,
+        store: GameStore,
+        opponents: Sequence[str],
+        default: str | None,
+        seed: int | None,
+        deck: str | Sequence[str] | None,
+        think_seconds: float | None,
     ) -> None:
-        self.max_games = max_games
-        self.ttl_s = ttl_s
-        self.per_client = per_client
-        self.per_minute = per_minute
-        self.clock = clock
-        self._games: OrderedDict[str, _Game] = OrderedDict()
-        self._started: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
+        self.store = store
+        self.choices = list(dict.fromkeys([*opponents, *agent_names()]))
+        self.default_name = default or (opponents[0] if opponents else default_opponent())
+        if self.default_name not in self.choices:
+            self.choices.insert(0, self.default_name)
+        self.seed = seed
+        self.deck = deck
+        self.think_seconds = think_seconds
+        self._next_seed = seed
+        self._seed_lock = threading.Lock()
+        self.thinking = _Thinking(threading.BoundedSemaphore(THINKING_AT_ONCE))
 
-    def admit(self, client: str) -> None:
-        """Count a new match for ``client``; :class:`TooManyGames` past the rate."""
-        now = self.clock()
-        with self._lock:
-            times = self._started.setdefault(client, deque())
-            while times and now - times[0] >= 60.0:
-                times.popleft()
-            if len(times) >= self.per_minute:
-                raise TooManyGames
-            times.append(now)
-            if len(self._started) > 4 * self.max_games:  # forget quiet clients
-                for c in [c for c, t in self._started.items() if not t or now - t[-1] >= 60.0]:
-                    del self._started[c]
+    # -- helpers
 
-    def add(self, session: GameSession, client: str = "") -> str:
-        gid = secrets.token_urlsafe(24)
-        with self._lock:
-            self._expire()
-            own = [k for k, g in self._games.items() if g.client == client]
-            for k in own[: max(0, len(own) - self.per_client + 1)]:
-                del self._games[k]
-            while len(self._games) >= self.max_games:
-                self._games.popitem(last=False)
-            self._games[gid] = _Game(session, client)
-            self._games[gid].used = self.clock()
-        return gid
+    def next_seed(self) -> int | None:
+        if self._next_seed is None:
+            return None
+        with self._seed_lock:
+            s = self._next_seed
+            self._next_seed = s + 1
+            return s
 
-    def get(self, gid: str) -> _Game | None:
-        with self._lock:
-            self._expire()
-            g = self._games.get(gid)
-            if g is not None:
-                g.used = self.clock()
-                self._games.move_to_end(gid)
-            return g
+    def opponent_spec(self, name: str) -> object:
+        # The expert's search time is what a request can cost: bound it per
+        # move (an unseeded server only: a time budget is not reproducible).
+        if name == "expert" and self.seed is None and self.think_seconds is not None:
+            return make_agent("expert", time_budget=self.think_seconds)
+        return name
 
-    def remove(self, gid: str) -> bool:
-        with self._lock:
-            return self._games.pop(gid, None) is not None
+    def game(self, gid: str) -> StoredGame:
+        g = self.store.get(gid)
+        if g is None:
+            raise ApiError(404, "no game with this id (it may have expired): start a new match")
+        return g
 
-    def __len__(self) -> int:
-        return len(self._games)
+    def _new_game_request(self) -> tuple[str, str]:
+        """The opponent and rules a new-game request asks for, checked."""
+        data = request_body()
+        unknown = sorted(set(data) - {"opponent", "rules"})
+        if unknown:
+            raise ApiError(400, f"unknown field(s) {', '.join(unknown)}; allowed: opponent, rules")
+        opponent = data.get("opponent", self.default_name)
+        rules = data.get("rules", "altmisalti")
+        if not isinstance(opponent, str) or opponent not in self.choices:
+            raise ApiError(
+                400, f"unknown opponent {opponent!r}; choose one of: {', '.join(self.choices)}"
+            )
+        if not isinstance(rules, str) or rules not in PRESETS:
+            raise ApiError(
+                400, f"unknown rules {rules!r}; choose one of: {', '.join(sorted(PRESETS))}"
+            )
+        return opponent, rules
 
-    def _expire(self) -> None:
-        now = self.clock()
-        while self._games:
-            gid, g = next(iter(self._games.items()))
-            if now - g.used < self.ttl_s:
-                break
-            del self._games[gid]
+    def _admit(self, client: str) -> None:
+        try:
+            self.store.admit(client)
+        except TooManyGames:
+            raise ApiError(
+                429, f"too many new matches from this address (at most {self.store.per_minute} "
+                "a minute): wait a minute", retry_after=60
+            ) from None
+
+    @staticmethod
+    def _action_request() -> str:
+        data = request_body()
+        action = data.get("action")
+        if not isinstance(action, str) or not action.strip():
+            raise ApiError(
+                400,
+                'send {"action": NAME}: a card code such as "KH", "marry-KH", '
+                '"exchange" or "close"',
+            )
+        if len(data) != 1:
+            raise ApiError(400, "the request may only contain \"action\"")
+        return action.strip()
+
+    def _answer(self, gid: str, session: GameSession, steps: Sequence[Step] = ()) -> Response:
+        return jsonify(game_json(gid, session, steps))
+
+    # -- routes
+
+    def options(self) -> Response:
+        return jsonify(
+            {
+                "opponents": self.choices,
+                "default_opponent": self.default_name,
+                "rules": sorted(PRESETS),
+                "default_rules": "altmisalti",
+            }
+        )
+
+    def new_game(self) -> Response:
+        opponent, rules = self._new_game_request()
+        client = request.remote_addr or ""
+        self._admit(client)
+        try:
+            session = GameSession(
+                opponent=self.opponent_spec(opponent),
+                rules=rules,
+                seed=self.next_seed(),
+                deck=self.deck,
+            )
+        except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
+            raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
+        with self.thinking:
+            steps = session.start()
+        gid = self.store.add(session, client)
+        resp = self._answer(gid, session, steps)
+        resp.status_code = 201
+        return resp
+
+    def show_game(self, gid: str) -> Response:
+        g = self.game(gid)
+        with g.lock:
+            return self._answer(gid, g.session)
+
+    def act(self, gid: str) -> Response:
+        g = self.game(gid)
+        action = self._action_request()
+        with g.lock:
+            s = g.session
+            if s.is_hand_over():
+                raise ApiError(
+                    409,
+                    "the match is over: start a new match"
+                    if s.is_over()
+                    else "the hand is over: deal the next hand",
+                )
+            try:
+                with self.thinking:
+                    steps = s.act(action)
+            except IllegalMove as e:
+                try:
+                    parse_action(action)
+                    status = 409  # a real action, not legal now
+                except ValueError:
+                    status = 400  # not an action at all
+                raise ApiError(status, str(e), legal=list(e.legal)) from None
+            return self._answer(gid, s, steps)
+
+    def next_hand(self, gid: str) -> Response:
+        g = self.game(gid)
+        if request_body():
+            raise ApiError(400, "this request takes no fields")
+        with g.lock:
+            try:
+                with self.thinking:
+                    steps = g.session.next_hand()
+            except IllegalMove as e:
+                raise ApiError(409, str(e)) from None
+            return self._answer(gid, g.session, steps)
+
+    def delete_game(self, gid: str) -> tuple[str, int]:
+        if not self.store.remove(gid):
+            raise ApiError(404, "no game with this id")
+        return "", 204
 
 
-def _json_depth(raw: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` outside strings (a bound checked before parsing)."""
-    depth = deepest = 0
-    in_str = esc = False
-    for b in raw:
-        if in_str:
-            if esc:
-                esc = False
-            elif b == 0x5C:  # backslash
-                esc = True
-            elif b == 0x22:
-                in_str = False
-        elif b == 0x22:
-            in_str = True
-        elif b in (0x5B, 0x7B):
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif b in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
-def _host_name(host: str) -> str:
-    """The name in a ``Host`` header, without the port or IPv6 brackets, lower case."""
-    h = host.strip().lower()
-    if h.startswith("["):
-        return h[1:].split("]", 1)[0]
-    if h.count(":") == 1:
-        h = h.split(":", 1)[0]
-    return h.rstrip(".")
-
-
-def _is_ip(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.extra = extra
+def _opponent_failed(app: Flask, e: OpponentError) -> Response:
+    # A session set to raise on a failing opponent; its message holds
+    # nothing hidden (see OpponentError).
+    app.logger.warning("opponent failed: %s", e)
+    return _json_response({"error": str(e)}, 500)
 
 
 def create_app(
@@ -432,242 +356,27 @@ def create_app(
     reproducible). ``store`` replaces the game store (tests).
     """
     app = Flask(__name__, static_folder=None)
-    app.config["MAX_CONTENT_LENGTH"] = 16 * 1024  # a move is a few bytes
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     store = store if store is not None else GameStore(max_games=max_games)
-    choices = list(dict.fromkeys([*opponents, *agent_names()]))
-    default_name = default or (opponents[0] if opponents else default_opponent())
-    if default_name not in choices:
-        choices.insert(0, default_name)
-    counter = {"seed": seed}
-    counter_lock = threading.Lock()
-    thinking = threading.BoundedSemaphore(THINKING_AT_ONCE)
-    app.config["THINKING"] = thinking
-    hosts = {"localhost", *(_host_name(h) for h in allowed_hosts)}
+    api = _Api(store, opponents, default, seed, deck, think_seconds)
     app.config["GAMES"] = store
+    app.config["THINKING"] = api.thinking.semaphore
+    hosts = {"localhost", *(host_name(h) for h in allowed_hosts)}
 
-    def next_seed() -> int | None:
-        if counter["seed"] is None:
-            return None
-        with counter_lock:
-            s = counter["seed"]
-            counter["seed"] = s + 1
-            return s
+    app.before_request(lambda: check_same_site(hosts))
+    app.register_error_handler(ApiError, _api_error)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(OpponentError, lambda e: _opponent_failed(app, e))
+    app.after_request(_security_headers)
 
-    def opponent_spec(name: str) -> object:
-        # The expert's search time is what a request can cost: bound it per
-        # move (an unseeded server only: a time budget is not reproducible).
-        if name == "expert" and seed is None and think_seconds is not None:
-            from ..agents import make_agent
-
-            agent = make_agent("expert", time_budget=think_seconds)
-            return agent
-        return name
-
-    def body() -> dict[str, Any]:
-        if request.mimetype != "application/json":
-            raise ApiError(
-                400, "send the request body as JSON, with Content-Type: application/json"
-            )
-        raw = request.get_data(cache=True)
-        if not raw.strip():
-            return {}
-        brackets = raw.count(b"[") + raw.count(b"{")  # fast: the scan only when it may matter
-        if brackets > MAX_JSON_DEPTH and _json_depth(raw) > MAX_JSON_DEPTH:
-            raise ApiError(400, "the request body is nested too deeply: send a flat JSON object")
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise ApiError(400, "the request body is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object")
-        return data
-
-    def game(gid: str) -> _Game:
-        g = store.get(gid)
-        if g is None:
-            raise ApiError(404, "no game with this id (it may have expired): start a new match")
-        return g
-
-    class _Thinking:
-        """At most THINKING_AT_ONCE requests compute the computer's moves at once."""
-
-        def __enter__(self):
-            if not thinking.acquire(timeout=THINKING_WAIT_S):
-                raise ApiError(503, "the server is busy: try again in a moment")
-
-        def __exit__(self, *exc):
-            thinking.release()
-
-    @app.before_request
-    def _same_site():
-        name = _host_name(request.host)
-        if not (name in hosts or _is_ip(name)):
-            # DNS rebinding: a foreign page reaching us under its own name.
-            raise ApiError(
-                400,
-                f"this server does not answer to the host name {name!r}; "
-                "use localhost or an IP address (or start it with --allow-host NAME)",
-            )
-        if request.method not in ("GET", "HEAD", "OPTIONS"):
-            origin = request.headers.get("Origin")
-            if origin is not None and origin != request.host_url.rstrip("/"):
-                raise ApiError(403, "requests from other sites are not accepted")
-            if request.headers.get("Sec-Fetch-Site", "same-origin") not in (
-                "same-origin",
-                "none",
-            ):
-                raise ApiError(403, "requests from other sites are not accepted")
-
-    @app.errorhandler(ApiError)
-    def _api_error(e: ApiError):
-        resp = jsonify({"error": e.message, **e.extra})
-        resp.status_code = e.status
-        return resp
-
-    @app.errorhandler(HTTPException)
-    def _http_error(e: HTTPException):
-        resp = jsonify({"error": f"{e.name}: {e.description}"})
-        resp.status_code = e.code or 500
-        return resp
-
-    @app.errorhandler(OpponentError)
-    def _agent_error(e: OpponentError):
-        # A session set to raise on a failing opponent; its message holds
-        # nothing hidden (see OpponentError).
-        app.logger.warning("opponent failed: %s", e)
-        resp = jsonify({"error": str(e)})
-        resp.status_code = 500
-        return resp
-
-    @app.after_request
-    def _headers(resp):
-        resp.headers["X-Content-Type-Options"] = "nosniff"
-        resp.headers["Referrer-Policy"] = "no-referrer"
-        resp.headers["X-Frame-Options"] = "DENY"
-        resp.headers["Content-Security-Policy"] = (
-            "default-src 'self'; img-src 'self' data:; object-src 'none'; "
-            "base-uri 'none'; frame-ancestors 'none'"
-        )
-        if request.path.startswith("/api/"):
-            resp.headers["Cache-Control"] = "no-store"
-        return resp
-
-    @app.get("/")
-    def index():
-        return send_from_directory(STATIC, "index.html")
-
-    @app.get("/static/<path:name>")
-    def static_file(name: str):
-        return send_from_directory(STATIC, name)
-
-    @app.get("/api/options")
-    def options():
-        return jsonify(
-            {
-                "opponents": choices,
-                "default_opponent": default_name,
-                "rules": sorted(PRESETS),
-                "default_rules": "altmisalti",
-            }
-        )
-
-    @app.post("/api/games")
-    def new_game():
-        data = body()
-        unknown = sorted(set(data) - {"opponent", "rules"})
-        if unknown:
-            raise ApiError(400, f"unknown field(s) {', '.join(unknown)}; allowed: opponent, rules")
-        opponent = data.get("opponent", default_name)
-        rules = data.get("rules", "altmisalti")
-        if not isinstance(opponent, str) or opponent not in choices:
-            raise ApiError(
-                400, f"unknown opponent {opponent!r}; choose one of: {', '.join(choices)}"
-            )
-        if not isinstance(rules, str) or rules not in PRESETS:
-            raise ApiError(
-                400, f"unknown rules {rules!r}; choose one of: {', '.join(sorted(PRESETS))}"
-            )
-        client = request.remote_addr or ""
-        try:
-            store.admit(client)
-        except TooManyGames:
-            raise ApiError(
-                429, f"too many new matches from this address (at most {store.per_minute} "
-                "a minute): wait a minute", retry_after=60
-            ) from None
-        try:
-            session = GameSession(
-                opponent=opponent_spec(opponent), rules=rules, seed=next_seed(), deck=deck
-            )
-        except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
-            raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
-        with _Thinking():
-            steps = session.start()
-        gid = store.add(session, client)
-        resp = jsonify(game_json(gid, session, steps))
-        resp.status_code = 201
-        return resp
-
-    @app.get("/api/games/<gid>")
-    def show_game(gid: str):
-        g = game(gid)
-        with g.lock:
-            return jsonify(game_json(gid, g.session))
-
-    @app.post("/api/games/<gid>/act")
-    def act(gid: str):
-        g = game(gid)
-        data = body()
-        action = data.get("action")
-        if not isinstance(action, str) or not action.strip():
-            raise ApiError(
-                400,
-                'send {"action": NAME}: a card code such as "KH", "marry-KH", '
-                '"exchange" or "close"',
-            )
-        if len(data) != 1:
-            raise ApiError(400, "the request may only contain \"action\"")
-        with g.lock:
-            s = g.session
-            if s.is_hand_over():
-                raise ApiError(
-                    409,
-                    "the match is over: start a new match"
-                    if s.is_over()
-                    else "the hand is over: deal the next hand",
-                )
-            try:
-                with _Thinking():
-                    steps = s.act(action.strip())
-            except IllegalMove as e:
-                try:
-                    parse_action(action.strip())
-                    status = 409  # a real action, not legal now
-                except ValueError:
-                    status = 400  # not an action at all
-                raise ApiError(status, str(e), legal=list(e.legal)) from None
-            return jsonify(game_json(gid, s, steps))
-
-    @app.post("/api/games/<gid>/next")
-    def next_hand(gid: str):
-        g = game(gid)
-        data = body()
-        if data:
-            raise ApiError(400, "this request takes no fields")
-        with g.lock:
-            try:
-                with _Thinking():
-                    steps = g.session.next_hand()
-            except IllegalMove as e:
-                raise ApiError(409, str(e)) from None
-            return jsonify(game_json(gid, g.session, steps))
-
-    @app.delete("/api/games/<gid>")
-    def delete_game(gid: str):
-        if not store.remove(gid):
-            raise ApiError(404, "no game with this id")
-        return "", 204
-
+    app.add_url_rule("/", "index", _index, methods=["GET"])
+    app.add_url_rule("/static/<path:name>", "static_file", _static_file, methods=["GET"])
+    app.add_url_rule("/api/options", "options", api.options, methods=["GET"])
+    app.add_url_rule("/api/games", "new_game", api.new_game, methods=["POST"])
+    app.add_url_rule("/api/games/<gid>", "show_game", api.show_game, methods=["GET"])
+    app.add_url_rule("/api/games/<gid>/act", "act", api.act, methods=["POST"])
+    app.add_url_rule("/api/games/<gid>/next", "next_hand", api.next_hand, methods=["POST"])
+    app.add_url_rule("/api/games/<gid>", "delete_game", api.delete_game, methods=["DELETE"])
     return app
 
 

@@ -1,0 +1,89 @@
+"""``sixtysix eval``: the command line of the evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from ..errors import SixtySixError
+from ..rules import PRESETS
+from .report import print_table
+from .result import EvalResult
+from .runner import evaluate
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "agents", nargs="+",
+        help="agents: random, heuristic, expert, NAME:key=value,... (e.g. expert:samples=16), "
+        "or a policy file (.npz)",
+    )
+    n = parser.add_mutually_exclusive_group()
+    n.add_argument("--deals", type=int, help="paired deals per pair, 2 hands each (default 200)")
+    n.add_argument("--hands", type=int, help="hands per pair (rounded up to whole paired deals)")
+    n.add_argument("--matches", type=int,
+                   help="paired match seeds per pair, 2 matches each, to the preset's target")
+    parser.add_argument("--rules", default="altmisalti", choices=sorted(PRESETS),
+                        help="rule preset (default altmisalti)")
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--json", metavar="PATH", help="write all figures to this JSON file")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
+
+
+def _count(args: argparse.Namespace) -> dict[str, int]:
+    """``{"deals": N}`` or ``{"matches": N}`` from the options (--hands rounds up to deals)."""
+    if args.matches is not None:
+        return {"matches": args.matches}
+    if args.hands is not None:
+        return {"deals": max(1, (args.hands + 1) // 2)}
+    return {"deals": args.deals if args.deals is not None else 200}
+
+
+def _command(args: argparse.Namespace, kw: dict[str, int]) -> str:
+    """The command line that reproduces the figures (recorded in the result)."""
+    (key, value), = kw.items()
+    parts = ["sixtysix", "eval", *args.agents, f"--{key}", str(value),
+             "--rules", args.rules, "--seed", str(args.seed), "--workers", str(args.workers)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _show(res: EvalResult, plain: bool) -> None:
+    if plain:
+        print(res.table())
+    else:
+        print_table(res)
+
+
+def _failed(e: SixtySixError, args: argparse.Namespace) -> int:
+    """Show what was measured before the error, and the error."""
+    partial = getattr(e, "partial_result", None)
+    if partial is not None and (partial.pairs and any(p.deals for p in partial.pairs)):
+        _show(partial, args.plain)
+    print(f"sixtysix eval: {e}", file=sys.stderr)
+    if args.json and partial is not None:
+        print(f"sixtysix eval: what was measured is saved in {args.json}", file=sys.stderr)
+    return 1
+
+
+def run(args: argparse.Namespace) -> int:
+    kw = _count(args)
+    try:
+        res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
+                       progress=not args.no_progress, json_path=args.json,
+                       command=_command(args, kw), **kw)
+    except SixtySixError as e:
+        return _failed(e, args)
+    except ValueError as e:
+        print(f"sixtysix eval: {e}", file=sys.stderr)
+        return 2
+    _show(res, args.plain)
+    if args.json:
+        print(f"figures saved to {args.json}")
+    if not res.complete:
+        print(f"sixtysix eval: stopped early ({res.stopped}); partial figures shown",
+              file=sys.stderr)
+        return 143 if res.stopped and res.stopped.startswith("terminated") else 130
+    return 0

@@ -1,0 +1,320 @@
+"""Running an evaluation: every pair's games, in this process or a pool, stopped cleanly.
+
+:func:`evaluate` checks the request, builds the agents (a bad name fails
+before any game), plays the items in chunks (one at a time in this process,
+or spread over worker processes: the figures do not depend on it), and
+summarises them (:mod:`.stats`). Ctrl-C and SIGTERM stop the run with a
+partial result; an error saves the partial result and is raised again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agents.base import Agent
+from ..agents.registry import make_agent
+from ..progress import progress_bar
+from ..rules import RuleConfig, make_rules
+from .play import HAND, MATCH, PLAY, DealRecord, MatchRecord, normalize_mode
+from .result import EvalResult
+from .stats import summarise, timing
+
+Record = DealRecord | MatchRecord
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived during :func:`evaluate`; handled like Ctrl-C (a partial result)."""
+
+
+def _on_sigterm(signum, frame):
+    # Once is enough: a second SIGTERM must not cut the saving of the partial result.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (timeout, CI, kill) stops the run the way Ctrl-C does, until the block ends.
+
+    Only the main thread may set a handler; elsewhere SIGTERM keeps its own.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _stop_reason(e: KeyboardInterrupt) -> str:
+    return "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted (Ctrl-C)"
+
+
+# -- the worker side ----------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mode: str) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and SIGTERM; it terminates the pool
+    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={})
+
+
+def _agent(k: int) -> Agent:
+    agents = _WORKER["agents"]
+    if k not in agents:
+        agents[k] = make_agent(_WORKER["specs"][k])
+    return agents[k]
+
+
+def _run_chunk(task: tuple[int, int, int, int, int]) -> tuple[list, dict[str, list[float]]]:
+    """Play items ``start..stop-1`` of pair ``pair`` (agents ``i`` and ``j``)."""
+    pair, i, j, start, stop = task
+    names = _WORKER["names"]
+    a, b = _agent(i), _agent(j)
+    times: tuple[list[float], list[float]] = ([], [])
+    out = []
+    play = PLAY[_WORKER["mode"]]
+    for index in range(start, stop):
+        out.append(play(a, b, _WORKER["seed"], index, _WORKER["rules"], pair,
+                        (names[i], names[j]), times))
+    return out, {names[i]: times[0], names[j]: times[1]}
+
+
+# -- the parent side ----------------------------------------------------------------
+
+
+def check_json_path(path: str) -> None:
+    """Refuse, before anything is played, a JSON path whose folder does not exist."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(
+            f"cannot write the results to {path!r}: the folder {folder!r} does not exist "
+            "(create it first)"
+        )
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write the results to {path!r}: it is a folder")
+
+
+def _unique_names(agents: Sequence[str | Agent]) -> list[str]:
+    names, seen = [], {}
+    for a in agents:
+        base = a if isinstance(a, str) else getattr(a, "name", type(a).__name__)
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+@dataclass
+class _Run:
+    """One evaluation's plan and what it has measured so far."""
+
+    names: list[str]
+    pairs: list[tuple[int, int]]
+    rules: RuleConfig
+    seed: int
+    mode: str
+    count: int
+    workers: int
+    built: list[Agent] = field(default_factory=list)
+    #: Per agent: its name or spec (rebuilt in each worker), or the agent object itself.
+    specs: list = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+    def result(self, stopped: str | None, wall_seconds: float, command: str | None) -> EvalResult:
+        """The figures of what was played (all of it, or up to the stop)."""
+        stats, elo, anchor = summarise(self.names, self.pairs, self.records, self.mode)
+        return EvalResult(
+            agents=self.names,
+            rules=self.rules.to_dict(),
+            seed=self.seed,
+            mode=self.mode,
+            requested=self.count,
+            workers=self.workers,
+            pairs=stats,
+            elo=elo,
+            elo_anchor=anchor,
+            timing=timing(self.times),
+            complete=stopped is None,
+            stopped=stopped,
+            wall_seconds=wall_seconds,
+            command=command,
+        )
+
+    def tasks(self, chunk_size: int | None) -> list[tuple[int, int, int, int, int]]:
+        """(pair, i, j, start, stop) chunks of every pair's items."""
+        if chunk_size is None:
+            chunk_size = max(1, min(25, self.count // max(1, 4 * self.workers)))
+        return [
+            (k, i, j, s, min(self.count, s + chunk_size))
+            for k, (i, j) in enumerate(self.pairs)
+            for s in range(0, self.count, chunk_size)
+        ]
+
+
+def _play_here(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
+    """Play the tasks in this process, one item at a time (an error loses nothing played)."""
+    saved = dict(_WORKER)
+    _WORKER.update(specs=run.specs, names=run.names, rules=run.rules, seed=run.seed,
+                   mode=run.mode, agents=dict(enumerate(run.built)))
+    try:
+        for k, i, j, s, e in tasks:
+            for index in range(s, e):
+                take(_run_chunk((k, i, j, index, index + 1)))
+    finally:
+        _WORKER.clear()
+        _WORKER.update(saved)
+
+
+def _play_in_pool(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
+    """Play the tasks in ``run.workers`` processes; the pool ends with the call."""
+    pool = multiprocessing.get_context().Pool(
+        run.workers, initializer=_worker_init,
+        initargs=(run.specs, run.names, run.rules, run.seed, run.mode),
+    )
+    try:
+        for result in pool.imap_unordered(_run_chunk, tasks):
+            take(result)
+        pool.close()
+        pool.join()
+        pool = None
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def _play_all(
+    run: _Run,
+    progress: bool,
+    chunk_size: int | None,
+    on_record: Callable[[Any], None] | None,
+) -> tuple[str | None, BaseException | None]:
+    """Play every pair's items into ``run.records``; (why it stopped, the error)."""
+    tasks = run.tasks(chunk_size)
+    bar = None
+    if progress:
+        bar = progress_bar(len(run.pairs) * run.count * 2, desc="eval",
+                           unit="hand" if run.mode == HAND else "match")
+
+    def take(result) -> None:
+        recs, ts = result
+        run.records.extend(recs)
+        for n, xs in ts.items():
+            run.times[n].extend(xs)
+        if on_record is not None:
+            for r in recs:
+                on_record(r)
+        if bar is not None:
+            bar.update(2 * len(recs))
+
+    try:
+        (_play_here if run.workers == 1 else _play_in_pool)(run, tasks, take)
+    except KeyboardInterrupt as e:
+        return _stop_reason(e), None
+    except BaseException as e:  # noqa: BLE001 - saved with the partial result, then re-raised
+        return f"error: {e}", e
+    finally:
+        if bar is not None:
+            bar.close()
+    return None, None
+
+
+def _mode_and_count(
+    deals: int | None, matches: int | None, count: int | None, mode: str | None
+) -> tuple[str, int]:
+    """The request's (mode, items per pair), from exactly one of the three ways to give it."""
+    given = [deals is not None, matches is not None, count is not None or mode is not None]
+    if sum(given) != 1:
+        raise ValueError("give exactly one of deals=, matches=, or mode= with count=")
+    if deals is not None:
+        mode, count = HAND, deals
+    elif matches is not None:
+        mode, count = MATCH, matches
+    else:
+        if mode is None or count is None:
+            raise ValueError("mode= and count= go together")
+        mode = normalize_mode(mode)
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"the number of {'deals' if mode == HAND else 'matches'} must be >= 1")
+    return mode, count
+
+
+def _start_json(json_path: str | None) -> None:
+    if json_path:
+        check_json_path(json_path)
+        # A previous run's file must not pass for this run's, whatever happens next.
+        if os.path.lexists(json_path):
+            os.remove(json_path)
+
+
+def evaluate(
+    agents: Sequence[str | Agent],
+    *,
+    deals: int | None = None,
+    matches: int | None = None,
+    mode: str | None = None,
+    count: int | None = None,
+    rules: str | RuleConfig | dict | None = "altmisalti",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    json_path: str | None = None,
+    chunk_size: int | None = None,
+    on_record: Callable[[Any], None] | None = None,
+    command: str | None = None,
+) -> EvalResult:
+    """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
+
+    Give ``deals`` (paired deals per pair: two hands each) or ``matches``
+    (paired match seeds per pair: two matches each), or equivalently
+    ``mode`` (``"hand"``/``"hands"`` or ``"match"``/``"matches"``) with
+    ``count``. With ``workers`` > 1 the deals are spread over processes
+    (agent objects must then be picklable); the figures do not depend on it.
+    ``json_path`` receives the result, also when the run stops early: on
+    Ctrl-C or SIGTERM (also during start-up) the partial result is returned
+    with ``complete=False``; on an error (such as an agent's illegal action)
+    it is saved, attached to the exception as ``partial_result``, and the
+    exception is raised.
+    """
+    mode, count = _mode_and_count(deals, matches, count, mode)
+    if len(agents) < 2:
+        raise ValueError("an evaluation needs at least two agents")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    names = _unique_names(agents)
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers,
+               times={n: [] for n in names})
+    _start_json(json_path)
+    t0 = time.perf_counter()
+    error: BaseException | None = None
+    with _sigterm_as_interrupt():
+        try:
+            # Build every agent once here: bad names fail before any game is played.
+            run.built = [make_agent(a) for a in agents]
+        except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
+            stopped: str | None = _stop_reason(e) + " before any game was played"
+        else:
+            run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
+            stopped, error = _play_all(run, progress, chunk_size, on_record)
+        result = run.result(stopped, time.perf_counter() - t0, command)
+        if json_path:
+            result.save_json(json_path)
+    if error is not None:
+        error.partial_result = result  # type: ignore[attr-defined]
+        raise error
+    return result
+

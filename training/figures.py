@@ -1,0 +1,48 @@
+"""A policy's figures on paired deals (``sixtysix_env.evaluation``), as training records them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sixtysix_env.evaluation import EvalResult, evaluate
+
+
+def eval_figures(res: EvalResult, opponent: str) -> dict[str, Any]:
+    """The figures of one pair of an evaluation result (from the first agent's side)."""
+    p = res.pairs[0]
+    return {
+        "opponent": opponent,
+        "paired_deals": p.deals,
+        "hands": p.hands,
+        "gp_per_hand": p.gp_per_hand,
+        "gp_ci95": p.gp_ci95,
+        "hands_won": p.hands_won_a,
+        "hands_lost": p.hands_won_b,
+        "hands_tied": p.hands_tied,
+        "seed": res.seed,
+        "rules": res.rules.get("name"),
+    }
+
+
+def split_opponent(spec: str, deals: int) -> tuple[str, int]:
+    """``"expert@400"`` -> ``("expert", 400)``; without ``@N`` the default ``deals``."""
+    name, at, count = spec.rpartition("@")
+    if at and name and count.isdigit() and int(count) > 0:
+        return name, int(count)
+    return spec, deals
+
+
+def evaluate_agent(
+    agent, opponents: list[str], deals: int, seed: int, rules: str, workers: int = 1
+) -> dict[str, dict[str, Any]]:
+    """Paired-deal evaluation of ``agent`` against each opponent, with ``sixtysix_env.evaluation``.
+
+    An opponent written ``NAME@N`` is played over ``N`` paired deals instead of ``deals``.
+    """
+    out = {}
+    for spec in opponents:
+        opp, n = split_opponent(spec, deals)
+        res = evaluate([agent, opp], deals=n, rules=rules, seed=seed, workers=workers)
+        out[opp] = eval_figures(res, opp)
+        out[opp]["seconds"] = round(res.wall_seconds, 1)
+    return out

@@ -1,0 +1,77 @@
+"""A training run's folder: its models, its config and the records beside them.
+
+A run folder (``runs/NAME``) holds ``config.yaml``, ``summary.json``,
+``best/`` and ``latest/`` (each a ``model.zip`` with its ``eval.json``), the
+evaluation log ``eval.jsonl`` and, after distillation, ``distill.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
+
+
+def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
+    """(model .zip, run folder or None) from a run folder or a model file."""
+    if os.path.isdir(path):
+        run_dir = path
+        model = os.path.join(path, which, "model.zip")
+        if which == "best" and not os.path.exists(model):
+            model = os.path.join(path, "latest", "model.zip")
+        if not os.path.exists(model):
+            raise FileNotFoundError(
+                f"no {which}/model.zip (nor latest/model.zip) in run folder {path!r}"
+            )
+        return model, run_dir
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path!r} is neither a run folder nor a model file")
+    # runs/NAME/best/model.zip -> runs/NAME
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    return path, parent if os.path.exists(os.path.join(parent, "config.yaml")) else None
+
+
+def read_json(path: str) -> dict:
+    """A JSON record of the run, or ``{}`` when it is missing or unreadable (records are extras)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def run_config(run_dir: str, warn_as: str = "sixtysix export") -> TrainConfig | None:
+    """The run's config, or None (with a warning) when it no longer checks."""
+    path = os.path.join(run_dir, "config.yaml")
+    with open(path, encoding="utf-8") as f:
+        try:
+            return config_from_dict(read_yaml(f) or {}, path)
+        except ConfigError as e:
+            print(f"{warn_as}: warning: {e}; the config is left out", file=sys.stderr)
+            return None
+
+
+def distillation(run_dir: str | None) -> dict | None:
+    """The run's distillation record (``sixtysix_training.distill fit``), if it has one."""
+    if run_dir is None:
+        return None
+    rec = read_json(os.path.join(run_dir, "distill.json"))
+    return rec or None
+
+
+def eval_log_path(policy_path: str) -> str:
+    """Where a policy's evaluation log goes: ``NAME.npz`` -> ``NAME.eval.jsonl``."""
+    return policy_path.removesuffix(".npz") + ".eval.jsonl"
+
+
+def copy_eval_log(run_dir: str, policy_path: str) -> str | None:
+    """Copy the run's ``eval.jsonl`` beside the policy; the copy's path, or None if it has none."""
+    log = os.path.join(run_dir, "eval.jsonl")
+    if not os.path.isfile(log):
+        return None
+    out = eval_log_path(policy_path)
+    shutil.copyfile(log, out)
+    return out

@@ -366,3 +366,33 @@ def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
         fit(str(run_dir), [path], str(out), epochs=1)
     with pytest.raises(ValueError, match="not a distillation data file"):
         load_data([str(run_dir / "policy.npz")])
+
+
+def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch):
+    """Runs saved before `training` became `sixtysix_training` pickle its schedule by that name."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from sixtysix_training.runs import load_model
+
+    (tmp_path / "old_training_mod.py").write_text(
+        "class LinearSchedule:\n"
+        "    def __init__(self, lr0):\n        self.lr0 = lr0\n"
+        "    def __call__(self, p):\n        return self.lr0 * p\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import old_training_mod
+
+    env = gymnasium.make("SixtySix-v0", opponent="random")
+    model = MaskablePPO(
+        "MultiInputPolicy", env, learning_rate=old_training_mod.LinearSchedule(1e-3),
+        n_steps=16, batch_size=16, device="cpu",
+    )  # fmt: skip
+    model.save(tmp_path / "model.zip")
+    monkeypatch.delitem(sys.modules, "old_training_mod")
+    (tmp_path / "old_training_mod.py").unlink()
+    with pytest.raises(ModuleNotFoundError):
+        MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    loaded = load_model(str(tmp_path / "model.zip"))
+    for a, b in zip(model.policy.parameters(), loaded.policy.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())

@@ -187,14 +187,13 @@ def fit(
     val_fraction: float = 0.1,
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
-    from sb3_contrib import MaskablePPO
-
     from .bc import pretrain
+    from .runs import load_model
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")
     data, metas = load_data(data_paths)
-    model = MaskablePPO.load(os.path.join(run_dir, source, "model.zip"), device="cpu")
+    model = load_model(os.path.join(run_dir, source, "model.zip"))
     # Only the actor is fitted: the value network gets no gradient from this loss.
     stats = pretrain(
         model.policy,

@@ -36,7 +36,15 @@ from sixtysix_env.rules import make_rules
 from .config import TrainConfig
 from .figures import eval_figures, evaluate_agent, split_opponent
 from .numpy_policy import ExportError, network_from_policy, policy_agent
-from .runs import copy_eval_log, distillation, eval_log_path, find_model, read_json, run_config
+from .runs import (
+    copy_eval_log,
+    distillation,
+    eval_log_path,
+    find_model,
+    load_model,
+    read_json,
+    run_config,
+)
 
 __all__ = [
     "ExportError",
@@ -99,8 +107,6 @@ def export_model(
     eval_workers: int = 1,
 ) -> dict[str, Any]:
     """Export ``model_path`` to ``out``; returns the metadata record written."""
-    from sb3_contrib import MaskablePPO
-
     cfg: TrainConfig | None = None
     summary: dict = {}
     run_eval: dict = {}
@@ -109,7 +115,7 @@ def export_model(
         summary = read_json(os.path.join(run_dir, "summary.json"))
         model_dir = os.path.dirname(os.path.abspath(model_path))
         run_eval = read_json(os.path.join(model_dir, "eval.json"))
-    model = MaskablePPO.load(model_path, device="cpu")
+    model = load_model(model_path)
     network = network_from_policy(model.policy)
     rules = cfg.rules if cfg is not None else "altmisalti"
     name = name or os.path.splitext(os.path.basename(out))[0]

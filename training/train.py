@@ -147,7 +147,7 @@ def _new_model(cfg: TrainConfig, env):
 
 def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, printer):
     """(the saved latest model on fresh games, the run's saved state) of a resumed run."""
-    from sb3_contrib import MaskablePPO
+    from .runs import load_model
 
     with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
         state = json.load(f)
@@ -155,12 +155,7 @@ def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, 
     # The PPO settings come from the run's config as it is now, so that a
     # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes
     # effect; a linear schedule keeps decaying over the whole run.
-    model = MaskablePPO.load(
-        os.path.join(run_dir, "latest", "model.zip"),
-        env=env,
-        device="cpu",
-        **ppo_settings(cfg),
-    )
+    model = load_model(os.path.join(run_dir, "latest", "model.zip"), env=env, **ppo_settings(cfg))
     # Fresh games after a resume, seeded from the resume point.
     env.seed(cfg.seed + model.num_timesteps)
     model._last_obs = None  # the learn() below resets the games

@@ -32,7 +32,7 @@ from sixtysix_env.policy import save_policy
 from sixtysix_env.progress import progress_bar
 
 from .config import TrainConfig
-from .figures import evaluate_agent
+from .figures import eval_line, evaluate_agent
 from .numpy_policy import network_from_policy, policy_agent
 from .pool import OpponentPool
 
@@ -253,17 +253,7 @@ class SelfPlayCallback(BaseCallback):
             self.model.save(os.path.join(best_dir, "model.zip"))
             write_json(os.path.join(best_dir, "eval.json"), record)
         self._mark("eval")
-        parts = [
-            f"{opp} {f['gp_per_hand']:+.3f} [{f['gp_ci95'][0]:+.3f}, {f['gp_ci95'][1]:+.3f}]"
-            if f["gp_ci95"]
-            else f"{opp} {f['gp_per_hand']:+.3f}"
-            for opp, f in figures.items()
-        ]
-        self.printer(
-            f"[{steps:>10,} steps, {self.wall_time() / 60:6.1f} min] eval gp/hand vs "
-            + "; ".join(parts)
-            + (" (new best)" if is_best else "")
-        )
+        self.printer(eval_line(steps, self.wall_time(), figures, is_best))
         return record
 
     def wall_time(self) -> float:

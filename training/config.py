@@ -419,8 +419,11 @@ def resolve_config(spec: str) -> str:
     )
 
 
-def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config (a file or a shipped config's name; or the defaults), then overrides."""
+def read_config_values(
+    path: str | None = None, overrides: list[str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """(option values, where they came from) of a YAML config (a file or a shipped config's
+    name; or none) with ``key=value`` overrides on top; both training backends read so."""
     values: dict[str, Any] = {}
     source = "defaults"
     if path is not None:
@@ -442,7 +445,12 @@ def load_config(path: str | None = None, overrides: list[str] | None = None) -> 
         k, v = parse_override(text)
         values[k] = v
         source = f"{source} with overrides" if "overrides" not in source else source
-    return config_from_dict(values, source)
+    return values, source
+
+
+def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    """Read a YAML config (a file or a shipped config's name; or the defaults), then overrides."""
+    return config_from_dict(*read_config_values(path, overrides))
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy, save_po
 from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig
-from .figures import eval_figures, evaluate_agent, split_opponent
+from .figures import eval_figures, evaluate_agent, export_lines, split_opponent
 from .numpy_policy import ExportError, network_from_policy, policy_agent
 from .runs import (
     copy_eval_log,
@@ -223,12 +223,6 @@ def run(args: argparse.Namespace) -> int:
         log = copy_eval_log(run_dir, args.output)
         if log is not None:
             print(f"wrote {log} (the run's evaluation log: python -m sixtysix_training.plot_curve)")
-    at = (record.get("evaluation") or {}).get("at_export")
-    if at:
-        for opp, f in at["against"].items():
-            lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
-            print(
-                f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
-                f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
-            )
+    for line in export_lines(record):
+        print(line)
     return 0

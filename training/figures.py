@@ -46,3 +46,32 @@ def evaluate_agent(
         out[opp] = eval_figures(res, opp)
         out[opp]["seconds"] = round(res.wall_seconds, 1)
     return out
+
+
+def _figure_text(opponent: str, f: dict[str, Any]) -> str:
+    if f["gp_ci95"]:
+        lo, hi = f["gp_ci95"]
+        return f"{opponent} {f['gp_per_hand']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    return f"{opponent} {f['gp_per_hand']:+.3f}"
+
+
+def eval_line(steps: int, seconds: float, figures: dict[str, dict[str, Any]], best: bool) -> str:
+    """One line of a training run's log for an evaluation (both backends print it)."""
+    parts = "; ".join(_figure_text(opp, f) for opp, f in figures.items())
+    return (
+        f"[{steps:>10,} steps, {seconds / 60:6.1f} min] eval gp/hand vs {parts}"
+        + (" (new best)" if best else "")
+    )
+
+
+def export_lines(record: dict[str, Any]) -> list[str]:
+    """The figures a policy file records at export, one labelled line per opponent."""
+    at = (record.get("evaluation") or {}).get("at_export")
+    lines = []
+    for opp, f in (at["against"].items() if at else ()):
+        lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
+        lines.append(
+            f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
+            f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
+        )
+    return lines

@@ -16,10 +16,14 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.base import Agent
 from sixtysix_env.policy import PolicyAgent, load_policy
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 #: Groups an opponent belongs to (for logging returns per group).
 BASELINE, RECENT, OLDER = "baseline", "recent", "older"
@@ -56,6 +60,19 @@ class OpponentPool:
         self.snapshots: list[Snapshot] = []
         self.rng = random.Random(f"sixtysix-pool:{seed}")
         self._table: list[tuple[float, str, str, Agent]] | None = None
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig) -> OpponentPool:
+        """The pool a training config asks for (``TrainConfig``: both backends use it)."""
+        return cls(
+            cfg.baseline_weights,
+            recent_weight=cfg.recent_weight,
+            older_weight=cfg.older_weight,
+            recent_snapshots=cfg.recent_snapshots,
+            max_snapshots=cfg.max_snapshots,
+            snapshot_deterministic=cfg.snapshot_deterministic,
+            seed=cfg.seed,
+        )
 
     # -- members ---------------------------------------------------------------
 

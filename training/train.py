@@ -114,15 +114,7 @@ def _make_pool(cfg: TrainConfig):
     """The opponent pool: the baselines now, frozen snapshots of the learner later."""
     from .pool import OpponentPool
 
-    return OpponentPool(
-        cfg.baseline_weights,
-        recent_weight=cfg.recent_weight,
-        older_weight=cfg.older_weight,
-        recent_snapshots=cfg.recent_snapshots,
-        max_snapshots=cfg.max_snapshots,
-        snapshot_deterministic=cfg.snapshot_deterministic,
-        seed=cfg.seed,
-    )
+    return OpponentPool.from_config(cfg)
 
 
 def _new_model(cfg: TrainConfig, env):

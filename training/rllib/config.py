@@ -188,33 +188,10 @@ def _check(train: TrainConfig, o: RLlibOptions, source: str) -> None:
 
 
 def load_config(path: str | None = None, overrides: list[str] | None = None) -> RLlibConfig:
-    """Read a YAML config (or the defaults), then apply ``key=value`` overrides."""
-    import yaml
+    """Read a YAML config (a file or a shipped config's name; or the defaults), then overrides."""
+    from ..config import read_config_values
 
-    from ..config import parse_override
-
-    values: dict[str, Any] = {}
-    source = "defaults"
-    if path is not None:
-        source = path
-        try:
-            with open(path, encoding="utf-8") as f:
-                loaded = yaml.safe_load(f)
-        except OSError as e:
-            raise ConfigError(f"cannot read config {path!r}: {e}") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML ({e})") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: expected a mapping of option names to values")
-        values.update(loaded)
-    for text in overrides or []:
-        k, v = parse_override(text)
-        values[k] = v
-        if "overrides" not in source:
-            source = f"{source} with overrides"
-    return config_from_dict(values, source)
+    return config_from_dict(*read_config_values(path, overrides))
 
 
 def save_config(cfg: RLlibConfig, path: str) -> None:

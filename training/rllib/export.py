@@ -18,6 +18,7 @@ from typing import Any
 from sixtysix_env.policy import PolicyAgent, read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
+from ..figures import export_lines
 from .config import load_config
 
 
@@ -130,12 +131,6 @@ def run(args) -> int:
         f"wrote {args.output} ({size / 1024:.0f} KiB) from {os.path.join(args.model, args.which)} "
         f"(RLlib run), {record['training']['steps']} training steps"
     )
-    at = (record.get("evaluation") or {}).get("at_export")
-    if at:
-        for opp, f in at["against"].items():
-            lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
-            print(
-                f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
-                f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
-            )
+    for line in export_lines(record):
+        print(line)
     return 0

@@ -39,6 +39,7 @@ import time
 from typing import Any
 
 from ..config import ConfigError
+from ..figures import eval_line
 from ..pool import OpponentPool
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
@@ -342,15 +343,7 @@ class Run:
         self.evaluate_agent = evaluate_agent
         self.cfg, self.run_dir, self.printer = cfg, run_dir, printer
         t = cfg.train
-        self.pool = OpponentPool(
-            t.baseline_weights,
-            recent_weight=t.recent_weight,
-            older_weight=t.older_weight,
-            recent_snapshots=t.recent_snapshots,
-            max_snapshots=t.max_snapshots,
-            snapshot_deterministic=t.snapshot_deterministic,
-            seed=t.seed,
-        )
+        self.pool = OpponentPool.from_config(t)
         self.state: dict[str, Any] = {"steps": 0, "slots": {}, "league_version": 0}
         self.algo = build_algo(cfg, self.pool)
         if resume:
@@ -467,17 +460,7 @@ class Run:
             )
             write_json(os.path.join(best_dir, "eval.json"), record)
         self._mark("eval")
-        parts = [
-            f"{opp} {f['gp_per_hand']:+.3f} [{f['gp_ci95'][0]:+.3f}, {f['gp_ci95'][1]:+.3f}]"
-            if f["gp_ci95"]
-            else f"{opp} {f['gp_per_hand']:+.3f}"
-            for opp, f in figures.items()
-        ]
-        self.printer(
-            f"[{steps:>10,} steps, {self.wall_time() / 60:6.1f} min] eval gp/hand vs "
-            + "; ".join(parts)
-            + (" (new best)" if is_best else "")
-        )
+        self.printer(eval_line(steps, self.wall_time(), figures, is_best))
         return record
 
     def save_latest(self) -> None:

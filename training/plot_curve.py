@@ -113,119 +113,11 @@ def plot(
         sharex=True,
         squeeze=False,
     )
-    scale = 1e6
     for ax, opp in zip(axes[:, 0], opponents):
-        # A training run's own records are joined by a line; figures recorded
-        # elsewhere (a record with a "source") are single points: nothing is
-        # known between them.
-        for own in (True, False):
-            points = sorted(
-                (
-                    (r["steps"], r["against"][opp])
-                    for r in records
-                    if "steps" in r
-                    and r.get("kind") != "at_export"
-                    and ("source" not in r) == own
-                    and "gp_per_hand" in (r.get("against") or {}).get(opp, {})
-                ),
-                key=lambda p: p[0],
-            )
-            if not points:
-                continue
-            xs = [s / scale for s, _ in points]
-            ys = [f["gp_per_hand"] for _, f in points]
-            if own:
-                ax.plot(xs, ys, "o-", color="C0", ms=3.5, lw=1.2, label="evaluation in training")
-            else:
-                ax.plot(xs, ys, "o", color="C0", ms=5, label="evaluation in training (recorded)")
-            cis = [(s / scale, f["gp_ci95"]) for s, f in points if f.get("gp_ci95")]
-            if own and len(cis) > 1:
-                ax.fill_between(
-                    [x for x, _ in cis],
-                    [c[0] for _, c in cis],
-                    [c[1] for _, c in cis],
-                    color="C0",
-                    alpha=0.18,
-                    lw=0,
-                    label="95% interval",
-                )
-            elif cis:
-                ax.errorbar(
-                    [x for x, _ in cis],
-                    [(c[0] + c[1]) / 2 for _, c in cis],
-                    yerr=[(c[1] - c[0]) / 2 for _, c in cis],
-                    fmt="none",
-                    ecolor="C0",
-                    capsize=3,
-                )
-        first_box = True
-        for r in records:
-            f = (r.get("against") or {}).get(opp)
-            if "steps_range" not in r or not f or "gp_range" not in f:
-                continue
-            (a, b), (lo, hi) = r["steps_range"], f["gp_range"]
-            label = "recorded range over those steps" if first_box else None
-            if a == b:
-                ax.errorbar(
-                    [a / scale],
-                    [(lo + hi) / 2],
-                    yerr=[[(hi - lo) / 2]],
-                    fmt="none",
-                    ecolor="C1",
-                    elinewidth=2.5,
-                    capsize=4,
-                    label=label,
-                )
-            else:
-                ax.fill_between(
-                    [a / scale, b / scale],
-                    [lo, lo],
-                    [hi, hi],
-                    color="C1",
-                    alpha=0.3,
-                    lw=1,
-                    edgecolor="C1",
-                    label=label,
-                )
-            first_box = False
-        exports = [
-            (r["steps"], r["against"][opp])
-            for r in records
-            if r.get("kind") == "at_export" and opp in (r.get("against") or {})
-        ]
-        for i, (s, f) in enumerate(exports):
-            ci = f.get("gp_ci95")
-            yerr = None if not ci else [[f["gp_per_hand"] - ci[0]], [ci[1] - f["gp_per_hand"]]]
-            deals = f.get("paired_deals")
-            ax.errorbar(
-                [s / scale],
-                [f["gp_per_hand"]],
-                yerr=yerr,
-                fmt="*",
-                color="C3",
-                ms=10,
-                capsize=3,
-                label=None
-                if i
-                else f"at export ({deals:,} other deals)"
-                if deals
-                else "at export (other deals)",
-            )
-        for r in records:
-            if r.get("event") == "session":
-                x = r["steps"] / scale
-                ax.axvline(x, color="0.5", ls="--", lw=0.8)
-                if ax is axes[0, 0]:
-                    ax.annotate(
-                        r.get("label", ""),
-                        (x, 1.0),
-                        xycoords=("data", "axes fraction"),
-                        xytext=(3, -3),
-                        textcoords="offset points",
-                        va="top",
-                        fontsize=8,
-                        color="0.35",
-                    )
+        _draw_training(ax, records, opp)
+        _draw_ranges(ax, records, opp)
+        _draw_exports(ax, records, opp)
+        _draw_sessions(ax, records, label=ax is axes[0, 0])
         ax.axhline(0.0, color="0.2", lw=0.8)
         ax.set_xlim(left=0)
         ax.set_ylabel(f"game points / hand\nvs {opp}")
@@ -242,6 +134,140 @@ def plot(
     fig.savefig(out, dpi=110, metadata={"Software": None})
     plt.close(fig)
     return out
+
+
+_SCALE = 1e6  # steps on the x axis, in millions
+
+
+def _draw_training(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None:
+    """The run's own evaluations (a line with its 95% band) and recorded ones (points)."""
+    scale = _SCALE
+    # A training run's own records are joined by a line; figures recorded
+    # elsewhere (a record with a "source") are single points: nothing is
+    # known between them.
+    for own in (True, False):
+        points = sorted(
+            (
+                (r["steps"], r["against"][opp])
+                for r in records
+                if "steps" in r
+                and r.get("kind") != "at_export"
+                and ("source" not in r) == own
+                and "gp_per_hand" in (r.get("against") or {}).get(opp, {})
+            ),
+            key=lambda p: p[0],
+        )
+        if not points:
+            continue
+        xs = [s / scale for s, _ in points]
+        ys = [f["gp_per_hand"] for _, f in points]
+        if own:
+            ax.plot(xs, ys, "o-", color="C0", ms=3.5, lw=1.2, label="evaluation in training")
+        else:
+            ax.plot(xs, ys, "o", color="C0", ms=5, label="evaluation in training (recorded)")
+        cis = [(s / scale, f["gp_ci95"]) for s, f in points if f.get("gp_ci95")]
+        if own and len(cis) > 1:
+            ax.fill_between(
+                [x for x, _ in cis],
+                [c[0] for _, c in cis],
+                [c[1] for _, c in cis],
+                color="C0",
+                alpha=0.18,
+                lw=0,
+                label="95% interval",
+            )
+        elif cis:
+            ax.errorbar(
+                [x for x, _ in cis],
+                [(c[0] + c[1]) / 2 for _, c in cis],
+                yerr=[(c[1] - c[0]) / 2 for _, c in cis],
+                fmt="none",
+                ecolor="C0",
+                capsize=3,
+            )
+
+
+def _draw_ranges(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None:
+    """Figures recorded only as a range over a stretch of steps (boxes or bars)."""
+    scale = _SCALE
+    first_box = True
+    for r in records:
+        f = (r.get("against") or {}).get(opp)
+        if "steps_range" not in r or not f or "gp_range" not in f:
+            continue
+        (a, b), (lo, hi) = r["steps_range"], f["gp_range"]
+        label = "recorded range over those steps" if first_box else None
+        if a == b:
+            ax.errorbar(
+                [a / scale],
+                [(lo + hi) / 2],
+                yerr=[[(hi - lo) / 2]],
+                fmt="none",
+                ecolor="C1",
+                elinewidth=2.5,
+                capsize=4,
+                label=label,
+            )
+        else:
+            ax.fill_between(
+                [a / scale, b / scale],
+                [lo, lo],
+                [hi, hi],
+                color="C1",
+                alpha=0.3,
+                lw=1,
+                edgecolor="C1",
+                label=label,
+            )
+        first_box = False
+
+
+def _draw_exports(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None:
+    """The figures measured at export, on other deals (stars with their intervals)."""
+    scale = _SCALE
+    exports = [
+        (r["steps"], r["against"][opp])
+        for r in records
+        if r.get("kind") == "at_export" and opp in (r.get("against") or {})
+    ]
+    for i, (s, f) in enumerate(exports):
+        ci = f.get("gp_ci95")
+        yerr = None if not ci else [[f["gp_per_hand"] - ci[0]], [ci[1] - f["gp_per_hand"]]]
+        deals = f.get("paired_deals")
+        ax.errorbar(
+            [s / scale],
+            [f["gp_per_hand"]],
+            yerr=yerr,
+            fmt="*",
+            color="C3",
+            ms=10,
+            capsize=3,
+            label=None
+            if i
+            else f"at export ({deals:,} other deals)"
+            if deals
+            else "at export (other deals)",
+        )
+
+
+def _draw_sessions(ax: Any, records: Sequence[dict[str, Any]], label: bool) -> None:
+    """Where a resumed run's sessions begin (dashed lines, named on the top panel)."""
+    scale = _SCALE
+    for r in records:
+        if r.get("event") == "session":
+            x = r["steps"] / scale
+            ax.axvline(x, color="0.5", ls="--", lw=0.8)
+            if label:
+                ax.annotate(
+                    r.get("label", ""),
+                    (x, 1.0),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(3, -3),
+                    textcoords="offset points",
+                    va="top",
+                    fontsize=8,
+                    color="0.35",
+                )
 
 
 def default_output(path: str, log: str) -> str:

@@ -103,6 +103,48 @@ def stack_records(obs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[np.nd
     return np.stack(obs).astype(np.float32), np.stack(masks).astype(bool)
 
 
+def _hold_out(tensors: tuple, fraction: float, gen) -> tuple[tuple, tuple | None]:
+    """(the fitted share, the held-out (obs, masks, actions) or None) of the decisions."""
+    import torch as th
+
+    obs, masks, actions, returns = tensors
+    if fraction <= 0:
+        return tensors, None
+    order = th.randperm(len(actions), generator=gen)
+    n_val = int(len(actions) * fraction)
+    val, train = order[:n_val], order[n_val:]
+    held = (obs[val], masks[val], actions[val])
+    fitted = (obs[train], masks[train], actions[train], None if returns is None else returns[train])
+    return fitted, held
+
+
+def _fit_epoch(policy, opt, tensors: tuple, batch_size: int, gen, vf_coef: float):
+    """One pass over the decisions in a seeded order: (total policy loss, total value loss)."""
+    import torch as th
+
+    obs, masks, actions, returns = tensors
+    n = len(actions)
+    perm = th.randperm(n, generator=gen)
+    tot_pi = tot_v = 0.0
+    for start in range(0, n, batch_size):
+        idx = perm[start : start + batch_size]
+        values, log_prob, _ = policy.evaluate_actions(
+            obs[idx], actions[idx], action_masks=masks[idx]
+        )
+        pi_loss = -log_prob.mean()
+        loss = pi_loss
+        if returns is not None:
+            v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
+            loss = loss + vf_coef * v_loss
+            tot_v += float(v_loss.detach()) * len(idx)
+        opt.zero_grad()
+        loss.backward()
+        th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        tot_pi += float(pi_loss.detach()) * len(idx)
+    return tot_pi, tot_v
+
+
 def pretrain(
     policy,
     data: dict[str, np.ndarray],
@@ -123,19 +165,14 @@ def pretrain(
     import torch as th
 
     gen = th.Generator().manual_seed(seed)
-    obs = th.as_tensor(data["obs"])
-    masks = th.as_tensor(data["masks"])
-    actions = th.as_tensor(data["actions"])
-    returns = th.as_tensor(data["returns"]) if fit_value else None
-    val = None
-    if val_fraction > 0:
-        order = th.randperm(len(actions), generator=gen)
-        n_val = int(len(actions) * val_fraction)
-        val, train = order[:n_val], order[n_val:]
-        val = (obs[val], masks[val], actions[val])
-        obs, masks, actions = obs[train], masks[train], actions[train]
-        if returns is not None:
-            returns = returns[train]
+    tensors = (
+        th.as_tensor(data["obs"]),
+        th.as_tensor(data["masks"]),
+        th.as_tensor(data["actions"]),
+        th.as_tensor(data["returns"]) if fit_value else None,
+    )
+    tensors, val = _hold_out(tensors, val_fraction, gen)
+    obs, masks, actions, _ = tensors
     n = len(actions)
     opt = th.optim.Adam(policy.parameters(), lr=learning_rate)
     history = []
@@ -150,24 +187,7 @@ def pretrain(
     policy.set_training_mode(True)
     t0 = time.perf_counter()
     for epoch in range(epochs):
-        perm = th.randperm(n, generator=gen)
-        tot_pi = tot_v = 0.0
-        for start in range(0, n, batch_size):
-            idx = perm[start : start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(
-                obs[idx], actions[idx], action_masks=masks[idx]
-            )
-            pi_loss = -log_prob.mean()
-            loss = pi_loss
-            if fit_value:
-                v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
-                loss = loss + vf_coef * v_loss
-                tot_v += float(v_loss.detach()) * len(idx)
-            opt.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            opt.step()
-            tot_pi += float(pi_loss.detach()) * len(idx)
+        tot_pi, tot_v = _fit_epoch(policy, opt, tensors, batch_size, gen, vf_coef)
         row = {
             "epoch": epoch + 1,
             "policy_loss": tot_pi / n,

@@ -291,6 +291,11 @@ class TerminalGame:
             self.write(f"On the table: the computer led {self.name(view.lead_card)}. Your answer.")
         else:
             self.write("You lead.")
+        self.show_hand(view)
+
+    def show_hand(self, view: PlayerView) -> None:
+        """Your cards by suit, numbered, with the marriages, the strict-play limit and the
+        special moves (exchange, close) you may make now."""
         self.write("Your hand:")
         nums = self.numbered(view)
         marriage_suits = set()

@@ -511,3 +511,17 @@ def test_address_flag_reaches_the_rllib_config(monkeypatch):
     )
     train_cli.run(args)
     assert seen["set"] == ["address=ray://h:1"]
+
+
+def test_linear_rate_lasts_the_whole_run():
+    # RLlib counts both seats' moves; a schedule ending at total_timesteps hit 0
+    # halfway through a run (measured: identical evaluations after ~150k of 300k steps).
+    from sixtysix_training.rllib.config import load_config
+    from sixtysix_training.rllib.train import lr_setting
+
+    t = load_config("configs/rllib-quickstart.yaml").train
+    assert t.lr_schedule == "linear"
+    (x0, lr0), (x1, lr1) = lr_setting(t)
+    assert (x0, lr0, lr1) == (0, t.learning_rate, 0.0) and x1 == 2 * t.total_timesteps
+    t2 = load_config("configs/rllib-tiny.yaml").train
+    assert t2.lr_schedule == "constant" and lr_setting(t2) == t2.learning_rate

@@ -151,6 +151,19 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
     )
 
 
+def lr_setting(t: Any) -> Any:
+    """RLlib's ``lr``: the constant, or a linear schedule to 0 at the end of the run.
+
+    RLlib's schedules count environment steps (every move of either seat),
+    not the learner's: against an opponent a hand is about twice as many
+    moves as the learner makes, so the schedule ends at twice
+    ``total_timesteps`` (a run stops with the rate near 0, not at 0 halfway).
+    """
+    if t.lr_schedule != "linear":
+        return t.learning_rate
+    return [[0, t.learning_rate], [2 * t.total_timesteps, 0.0]]
+
+
 def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     """RLlib's PPO: the learner, the league's modules and the policy mapping."""
     import torch
@@ -180,9 +193,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     # The baselines-only table: what a runner plays before (or without) a push.
     base_pool = OpponentPool(t.baseline_weights, seed=t.seed)
     default_table = cumulative(league_table(base_pool, {}, o.self_weight))
-    lr: Any = t.learning_rate
-    if t.lr_schedule == "linear":
-        lr = [[0, t.learning_rate], [t.total_timesteps, 0.0]]
+    lr = lr_setting(t)
     config = (
         PPOConfig()
         .environment(

@@ -443,6 +443,10 @@ def test_tiny_run_export_beats_random(tiny_run):
         str(cwd),
     )
     assert r.returncode == 0, r.stderr
+    # The run's evaluation log goes beside the policy, as for an SB3 run (plot_curve reads it).
+    log = os.path.join(str(cwd), "tiny.eval.jsonl")
+    with open(log, encoding="utf-8") as f, open(os.path.join(run_dir, "eval.jsonl")) as g:
+        assert f.read() == g.read()
     code = (
         "import sys, json; sys.modules['torch'] = None; sys.modules['ray'] = None\n"
         "from sixtysix_env.policy import load_policy\n"
@@ -525,3 +529,14 @@ def test_linear_rate_lasts_the_whole_run():
     assert (x0, lr0, lr1) == (0, t.learning_rate, 0.0) and x1 == 2 * t.total_timesteps
     t2 = load_config("configs/rllib-tiny.yaml").train
     assert t2.lr_schedule == "constant" and lr_setting(t2) == t2.learning_rate
+
+
+def test_shipped_rllib_configs_are_recognised_by_name():
+    from sixtysix_training.rllib.train import is_rllib_run
+    from sixtysix_training.train import _backend
+    import argparse
+
+    assert is_rllib_run("rllib-tiny") and is_rllib_run("configs/rllib-quickstart.yaml")
+    assert not is_rllib_run("quickstart") and not is_rllib_run("no-such-config")
+    args = argparse.Namespace(backend=None, resume=None, config="rllib-tiny")
+    assert _backend(args) == "rllib"

@@ -73,6 +73,10 @@ def _known_names() -> str:
     return text + "; or a policy file ending in .npz ('sixtysix agents' lists them all)"
 
 
+#: Option names kept working for old specs (``expert:close_margin=...``) but not listed.
+DEPRECATED_OPTIONS = frozenset({"close_margin"})
+
+
 def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
     """The keyword options ``factory`` takes (None: any) and a phrase describing them."""
     try:
@@ -89,7 +93,9 @@ def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
     if not named:
         return set(), "it takes no options"
     shown = ", ".join(
-        p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in named
+        p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+        for p in named
+        if p.name not in DEPRECATED_OPTIONS  # still accepted, with a warning; not advertised
     )
     return {p.name for p in named}, f"its options (with defaults): {shown}"
 

@@ -1,6 +1,6 @@
 """Who is stronger: agents played against each other on paired deals.
 
-    sixtysix eval random heuristic expert --deals 1000 --workers 2 --json artifacts/eval.json
+    sixtysix eval random heuristic expert --deals 1000 --workers 2 --json eval.json
     sixtysix eval heuristic expert:samples=16 --matches 200 --rules santase
 
 Every pair of the agents listed plays the same deals twice with the seats

@@ -1,7 +1,7 @@
 """Warm start by behaviour cloning for the RLlib backend, with the SB3 path's own code.
 
-:func:`training.bc.collect` records the teacher's decisions and
-:func:`training.bc.pretrain` fits an actor-critic to them; ``pretrain``
+:func:`sixtysix_training.bc.collect` records the teacher's decisions and
+:func:`sixtysix_training.bc.pretrain` fits an actor-critic to them; ``pretrain``
 speaks to an SB3 policy through four methods, which :class:`ModuleAsPolicy`
 provides for RLlib's ``ActionMaskingTorchRLModule``. The fit happens on a
 copy of the learner built from the same spec; its weights then go to the
@@ -23,7 +23,7 @@ from .league import LEARNER
 
 
 class ModuleAsPolicy:
-    """The parts of SB3's policy interface that :func:`training.bc.pretrain` uses."""
+    """The parts of SB3's policy interface that :func:`sixtysix_training.bc.pretrain` uses."""
 
     def __init__(self, module) -> None:
         self.module = module

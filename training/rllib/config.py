@@ -2,7 +2,7 @@
 
 A YAML file (``configs/rllib-*.yaml``) sets them. The shared options
 (run name, seed, steps, rules, PPO settings, network, opponent pool weights,
-evaluation, saving) mean what they mean in :class:`training.config.TrainConfig`
+evaluation, saving) mean what they mean in :class:`sixtysix_training.config.TrainConfig`
 and are checked by its code; the keys below are the RLlib ones. An option of
 the SB3 path that this backend cannot honour (behaviour cloning, ``n_envs``,
 ...) is refused by name rather than ignored, and so is any unknown key.

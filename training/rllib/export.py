@@ -19,6 +19,7 @@ from sixtysix_env.policy import PolicyAgent, read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
 from ..figures import export_lines
+from ..runs import copy_eval_log
 from .config import load_config
 
 
@@ -109,7 +110,7 @@ def export_run(
 
 
 def run(args) -> int:
-    """``sixtysix export RUN_DIR -o FILE`` for an RLlib run (the arguments of ``training.export``)."""
+    """``sixtysix export RUN_DIR -o FILE`` for an RLlib run (the arguments of ``sixtysix_training.export``)."""
     import sys
 
     try:
@@ -131,6 +132,10 @@ def run(args) -> int:
         f"wrote {args.output} ({size / 1024:.0f} KiB) from {os.path.join(args.model, args.which)} "
         f"(RLlib run), {record['training']['steps']} training steps"
     )
+    if not getattr(args, "no_eval_log", False):
+        log = copy_eval_log(args.model, args.output)
+        if log is not None:
+            print(f"wrote {log} (the run's evaluation log: python -m sixtysix_training.plot_curve)")
     for line in export_lines(record):
         print(line)
     return 0

@@ -12,13 +12,13 @@ Module ids of the multi-agent setup:
 
 Per episode (one hand), :func:`league_mapping` draws the learner's seat (0 or
 1, fair) and its opponent with the weights of the SB3 path's
-:class:`training.pool.OpponentPool` (each baseline its weight, the recent
+:class:`sixtysix_training.pool.OpponentPool` (each baseline its weight, the recent
 snapshots sharing ``recent_weight``, the older ones ``older_weight``),
 plus ``self_weight`` for a mirror game with the learner on both seats. The
 other seat maps to the opponent's module id. ``policies_to_train`` is
 ``["learner"]``, so only the learner's moves are learned from.
 
-The driver keeps the pool (:class:`~training.pool.OpponentPool`, for its
+The driver keeps the pool (:class:`~sixtysix_training.pool.OpponentPool`, for its
 weights, its saving and resuming) and pushes the table and the snapshot
 networks to every env runner with :func:`push` (``foreach_env_runner``);
 each runner keeps them in this module's process-wide ``_LEAGUE``. A runner

@@ -38,7 +38,7 @@ import sys
 import time
 from typing import Any
 
-from ..config import ConfigError
+from ..config import ConfigError, resolve_config
 from ..figures import eval_line
 from ..pool import OpponentPool
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
@@ -606,9 +606,15 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
 
 
 def is_rllib_run(path: str) -> bool:
-    """Whether ``path`` (a run folder or a YAML config) says ``backend: rllib``."""
+    """Whether ``path`` (a run folder, a YAML config or a shipped config's name) says
+    ``backend: rllib``."""
     if os.path.isdir(path):
         path = os.path.join(path, "config.yaml")
+    elif not os.path.isfile(path):
+        try:
+            path = resolve_config(path)  # a shipped name, or configs/NAME.yaml outside a clone
+        except ConfigError:
+            return False
     if not os.path.isfile(path):
         return False
     with open(path, encoding="utf-8") as f:
@@ -616,7 +622,7 @@ def is_rllib_run(path: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``sixtysix train --backend rllib ...`` (the arguments of ``training.train``)."""
+    """``sixtysix train --backend rllib ...`` (the arguments of ``sixtysix_training.train``)."""
     if args.list_options:
         print(describe_options())
         return 0

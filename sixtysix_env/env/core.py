@@ -12,6 +12,7 @@ import random
 import warnings
 from numbers import Real
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 
@@ -116,6 +117,22 @@ def render_mode_error(render_mode) -> ValueError:
     return ValueError(
         f"unknown render_mode {render_mode!r}; allowed: None, " + ", ".join(map(repr, RENDER_MODES))
     )
+
+
+def show(render_mode: str | None, text_of) -> str | None:
+    """What ``render()`` does in both envs: ``"ansi"`` returns the text, ``"human"``
+    prints it; no mode warns (as Gymnasium's envs do). ``text_of()`` draws the table, or
+    gives None before the first reset."""
+    if render_mode is None:
+        gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    if render_mode not in RENDER_MODES:
+        raise render_mode_error(render_mode)
+    text = text_of()
+    if text is None or render_mode == "ansi":
+        return text
+    print(text + "\n")
+    return None
 
 
 def check_render_mode(render_mode, strict: bool = True) -> None:

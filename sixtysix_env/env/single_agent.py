@@ -30,12 +30,11 @@ from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
 from .core import (
-    RENDER_MODES,
     Table,
     check_illegal_reward,
     check_options,
     make_spaces,
-    render_mode_error,
+    show,
     worst_loss,
 )
 from .observation import _encode
@@ -237,21 +236,13 @@ class SixtySixEnv(gymnasium.Env):
         returns None); with no render mode it warns and returns None. There is
         no picture (``rgb_array``): this is a card game told in text.
         """
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "You are calling render method without specifying any render mode."
-            )
-            return None
-        if self.render_mode not in RENDER_MODES:
-            raise render_mode_error(self.render_mode)
+        return show(self.render_mode, self._text)
+
+    def _text(self) -> str | None:
         if self._table.state is None:
             return None
-        text = self._table.render(self.seat if self.render_view == "learner" else None)
-        text = f"(learner: seat {self.seat})\n" + text
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        seat = self.seat if self.render_view == "learner" else None
+        return f"(learner: seat {self.seat})\n" + self._table.render(seat)
 
     def close(self) -> None:
         pass

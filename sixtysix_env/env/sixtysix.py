@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import gymnasium
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -21,6 +20,7 @@ from .core import (
     check_options,
     make_spaces,
     seat_of,
+    show,
     worst_loss,
 )
 from .observation import _encode
@@ -255,19 +255,12 @@ class raw_env(AECEnv):
         returns None); with no render mode it warns and returns None. There is
         no picture (``rgb_array``): this is a card game told in text.
         """
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "You are calling render method without specifying any render mode."
-            )
-            return None
+        return show(self.render_mode, self._text)
+
+    def _text(self) -> str | None:
         if self._table.state is None:
             return None
-        seat = None if self.render_agent is None else seat_of(self.render_agent)
-        text = self._table.render(seat)
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        return self._table.render(None if self.render_agent is None else seat_of(self.render_agent))
 
     def close(self) -> None:
         pass

@@ -1,0 +1,121 @@
+"""The expert's action values (ExpertAgent.decide) and their distillation (issue 12)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from sixtysix_env.actions import CLOSE
+from sixtysix_env.agents import make_agent
+from sixtysix_env.engine import new_hand
+from sixtysix_env.policy import read_policy
+from sixtysix_env.rules import make_rules
+from sixtysix_env.view import player_view
+
+
+def _views(n_hands: int = 3):
+    """Views of a few heuristic-vs-heuristic hands, each with more than one legal action."""
+    cfg = make_rules("altmisalti")
+    h = make_agent("heuristic")
+    out = []
+    for k in range(n_hands):
+        rng = random.Random(k)
+        s = new_hand(rng, k % 2, cfg)
+        while s.result is None:
+            v = player_view(s, s.current_player())
+            if v.legal_mask & (v.legal_mask - 1):
+                out.append(v)
+            s = s.apply(h.act(v, rng))
+    return out
+
+
+def test_decide_returns_acts_choice_and_the_values_it_chose_from():
+    expert = make_agent("expert:samples=6")
+    searched = 0
+    for i, v in enumerate(_views()):
+        a = expert.act(v, random.Random(i))
+        b, vals = expert.decide(v, random.Random(i))
+        assert a == b
+        if vals:
+            searched += 1
+            assert set(vals) <= {x for x in range(34) if v.legal_mask >> x & 1}
+            # The choice is the best value, or the heuristic's move within the margin.
+            assert vals[b] >= max(vals.values()) - expert.margin - 1e-9
+    assert searched > 10
+
+
+def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
+    from sixtysix_training.distill_soft import targets
+
+    masks = np.zeros((2, 34), dtype=bool)
+    masks[:, [0, 1, CLOSE]] = True
+    values = np.full((2, 34), np.nan, dtype=np.float32)
+    values[0, [0, 1, CLOSE]] = [0.5, 0.0, 0.6]  # row 1 has no values (an obvious move)
+    teacher = np.array([CLOSE, 1])
+    hard = targets(values, masks, teacher, "hard", 1.0)
+    assert hard[0, CLOSE] == 1 and hard[1, 1] == 1 and hard.sum() == 2
+    soft = targets(values, masks, teacher, "soft", 0.25)
+    np.testing.assert_allclose(soft.sum(1), 1.0, rtol=1e-6)
+    assert soft[0, CLOSE] > soft[0, 0] > soft[0, 1] > 0
+    e = np.exp(np.array([0.5, 0.0, 0.6]) / 0.25)
+    np.testing.assert_allclose(soft[0, [0, 1, CLOSE]], e / e.sum(), rtol=1e-5)
+    assert soft[0, CLOSE] < 0.6  # a 0.1 gp lead is no certainty at T = 0.25
+    np.testing.assert_array_equal(soft[1], hard[1])
+    sharper = targets(values, masks, teacher, "soft", 0.01)
+    assert sharper[0, CLOSE] > 0.99
+    with pytest.raises(ValueError, match="temperature"):
+        targets(values, masks, teacher, "soft", 0.0)
+    with pytest.raises(ValueError, match="'hard' or 'soft'"):
+        targets(values, masks, teacher, "mixed", 1.0)
+
+
+def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
+    from sixtysix_training.distill_soft import (
+        STUDY_COLUMNS,
+        collect,
+        fit,
+        load_data,
+        save_data,
+        summarize,
+    )
+
+    res = collect("sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True)
+    d = res["data"]
+    n = res["meta"]["decisions"]
+    assert n == len(d["teacher"]) == len(d["learner"]) == len(d["obs"]) > 20
+    assert d["masks"][np.arange(n), d["teacher"]].all()
+    finite = np.isfinite(d["values"])
+    assert not (finite & ~d["masks"]).any()  # values only for legal actions
+    assert d["study"].shape[1] == len(STUDY_COLUMNS)
+    again = collect("sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True)
+    for k in d:
+        np.testing.assert_array_equal(d[k], again["data"][k])
+    path = str(tmp_path / "d.npz")
+    save_data(res, path)
+    summary = summarize(load_data(path)[0], ("sixtysix-ppo",))
+    assert summary["decisions"] == n
+    # The learner is the shipped policy: scored again, it makes the learner's choices.
+    assert summary["policy sixtysix-ppo"]["agreement"] == pytest.approx(summary["agreement"])
+    assert summary["policy sixtysix-ppo"]["closes"] == summary["learner_closes"]
+    out = str(tmp_path / "fitted.npz")
+    rec = fit(
+        "sixtysix-ppo",
+        path,
+        out,
+        "hard",
+        epochs=8,
+        learning_rate=3e-3,
+        batch_size=16,
+        val_fraction=0.0,
+    )
+    assert rec["history"][-1]["loss"] < rec["history"][1]["loss"]
+    net, meta = read_policy(out)
+    assert meta["training"]["distill_soft"]["target"] == "hard"
+    logits = net.logits(d["obs"])
+    agree = (np.where(d["masks"], logits, -np.inf).argmax(1) == d["teacher"]).mean()
+    assert agree > (d["learner"] == d["teacher"]).mean()  # the unfitted policy's agreement
+    assert rec["history"][-1]["train_agreement"] == pytest.approx(agree, abs=1e-6)
+    with pytest.raises(ValueError, match="not a soft distillation data file"):
+        load_data(out)

@@ -65,6 +65,26 @@ def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
     np.testing.assert_array_equal(soft[1], hard[1])
     sharper = targets(values, masks, teacher, "soft", 0.01)
     assert sharper[0, CLOSE] > 0.99
+    # min_gap: where the teacher's value leads the learner's move by less, the learner's stays.
+    learner = np.array([0, 0])
+    kept = targets(values, masks, teacher, "hard", 1.0, learner, min_gap=0.2)
+    assert kept[0, 0] == 1 and kept[0].sum() == 1  # 0.6 - 0.5 < 0.2
+    np.testing.assert_array_equal(kept[1], hard[1])  # no values: the teacher's label
+    moved = targets(values, masks, teacher, "hard", 1.0, learner, min_gap=0.05)
+    np.testing.assert_array_equal(moved, hard)
+    soft_kept = targets(values, masks, teacher, "soft", 0.25, learner, min_gap=0.2)
+    assert soft_kept[0, 0] == 1 and soft_kept[0].sum() == 1
+    # labels: teacher targets only where someone closes, or only elsewhere.
+    both = targets(values, masks, teacher, "hard", 1.0, learner, labels="close")
+    np.testing.assert_array_equal(both[0], hard[0])  # the teacher closes in row 0
+    assert both[1, 0] == 1 and both[1].sum() == 1  # row 1 has no close: the learner's move
+    other = targets(values, masks, teacher, "hard", 1.0, learner, labels="no-close")
+    assert other[0, 0] == 1 and other[0].sum() == 1
+    np.testing.assert_array_equal(other[1], hard[1])
+    with pytest.raises(ValueError, match="'all', 'close' or 'no-close'"):
+        targets(values, masks, teacher, "hard", 1.0, learner, labels="closes")
+    with pytest.raises(ValueError, match="learner's actions"):
+        targets(values, masks, teacher, "hard", 1.0, None, min_gap=0.2)
     with pytest.raises(ValueError, match="temperature"):
         targets(values, masks, teacher, "soft", 0.0)
     with pytest.raises(ValueError, match="'hard' or 'soft'"):
@@ -81,15 +101,21 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
         summarize,
     )
 
-    res = collect("sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True)
+    res = collect(
+        "sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True, playouts=True
+    )
     d = res["data"]
+    played = np.isfinite(d["playouts"]).all(1)
+    np.testing.assert_array_equal(played, d["teacher"] != d["learner"])  # only disagreements
     n = res["meta"]["decisions"]
     assert n == len(d["teacher"]) == len(d["learner"]) == len(d["obs"]) > 20
     assert d["masks"][np.arange(n), d["teacher"]].all()
     finite = np.isfinite(d["values"])
     assert not (finite & ~d["masks"]).any()  # values only for legal actions
     assert d["study"].shape[1] == len(STUDY_COLUMNS)
-    again = collect("sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True)
+    again = collect(
+        "sixtysix-ppo", "expert:samples=4", "heuristic", 6, seed=3, close_study=True, playouts=True
+    )
     for k in d:
         np.testing.assert_array_equal(d[k], again["data"][k])
     path = str(tmp_path / "d.npz")
@@ -99,6 +125,8 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     # The learner is the shipped policy: scored again, it makes the learner's choices.
     assert summary["policy sixtysix-ppo"]["agreement"] == pytest.approx(summary["agreement"])
     assert summary["policy sixtysix-ppo"]["closes"] == summary["learner_closes"]
+    po = summary["playouts (teacher's move vs learner's, learner finishes)"]
+    assert po["n"] == played.sum() == po["all"]["n"]
     out = str(tmp_path / "fitted.npz")
     rec = fit(
         "sixtysix-ppo",
@@ -117,5 +145,7 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     agree = (np.where(d["masks"], logits, -np.inf).argmax(1) == d["teacher"]).mean()
     assert agree > (d["learner"] == d["teacher"]).mean()  # the unfitted policy's agreement
     assert rec["history"][-1]["train_agreement"] == pytest.approx(agree, abs=1e-6)
+    twice = fit("sixtysix-ppo", [path, path], str(tmp_path / "twice.npz"), "soft", epochs=1)
+    assert twice["decisions"] == 2 * n and len(twice["data"]) == 2
     with pytest.raises(ValueError, match="not a soft distillation data file"):
         load_data(out)

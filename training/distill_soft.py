@@ -81,6 +81,7 @@ def _collect(
     seed: int,
     hands: int,
     close_study: bool,
+    playouts: bool = False,
 ) -> dict[str, np.ndarray]:
     cfg = make_rules(rules)
     learner = make_agent(learner_spec)
@@ -89,7 +90,7 @@ def _collect(
     if not hasattr(teacher, "decide"):
         raise ValueError(f"teacher {teacher_spec!r} reports no action values; use expert[:...]")
     solver = teacher._solver(cfg)
-    obs, masks, values, t_act, l_act, study = [], [], [], [], [], []
+    obs, masks, values, t_act, l_act, study, outs = [], [], [], [], [], [], []
     for h in range(hands):
         rng = random.Random(f"sixtysix-distill-soft:{seed}:{h}")
         seat = h % 2
@@ -114,6 +115,16 @@ def _collect(
                 values.append(row)
                 t_act.append(t)
                 l_act.append(a)
+                if playouts and t != a:
+                    tag = f"{seed}:{h}:{len(obs)}:p"
+                    outs.append(
+                        [
+                            _play_out(state, seat, t, learner, opponent, tag),
+                            _play_out(state, seat, a, learner, opponent, tag),
+                        ]
+                    )
+                else:
+                    outs.append([np.nan, np.nan])
                 if close_study and legal >> CLOSE & 1 and (t == CLOSE) != (a == CLOSE):
                     other = a if t == CLOSE else t
                     tag = f"{seed}:{h}:{len(obs)}"
@@ -138,6 +149,7 @@ def _collect(
         "teacher": np.asarray(t_act, dtype=np.int64),
         "learner": np.asarray(l_act, dtype=np.int64),
         "study": np.asarray(study, dtype=np.float32).reshape(-1, len(STUDY_COLUMNS)),
+        "playouts": np.asarray(outs, dtype=np.float32).reshape(-1, 2),
     }
 
 
@@ -155,12 +167,18 @@ def collect(
     rules: str = "altmisalti",
     seed: int = 0,
     close_study: bool = False,
+    playouts: bool = False,
 ) -> dict[str, Any]:
-    """Decisions of ``learner`` with the teacher's action and values (one process)."""
+    """Decisions of ``learner`` with the teacher's action and values (one process).
+
+    With ``playouts``, every disagreement is played out on the true deal twice,
+    the teacher's move and the learner's, the learner finishing the hand
+    (``playouts`` columns: game points for the learner's seat; NaN elsewhere).
+    """
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands!r}")
     t0 = time.perf_counter()
-    data = _collect(learner, teacher, opponent, rules, seed, hands, close_study)
+    data = _collect(learner, teacher, opponent, rules, seed, hands, close_study, playouts)
     meta = {
         "format": DATA_FORMAT,
         "obs_version": OBS_VERSION,
@@ -194,19 +212,53 @@ def load_data(path: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         return {k: z[k] for k in z.files if k != "meta"}, meta
 
 
+# What ``fit`` reads of each data file (the studies are for ``summary``).
+_FIT_KEYS = ("obs", "masks", "values", "teacher", "learner")
+
+
 def targets(
-    values: np.ndarray, masks: np.ndarray, teacher: np.ndarray, kind: str, temperature: float
+    values: np.ndarray,
+    masks: np.ndarray,
+    teacher: np.ndarray,
+    kind: str,
+    temperature: float,
+    learner: np.ndarray | None = None,
+    min_gap: float = 0.0,
+    labels: str = "all",
 ) -> np.ndarray:
     """Target distributions (n, 34): one-hot teacher actions, or softmax(values / T).
 
-    Rows without searched values (an obvious move) fall back to one-hot.
+    Rows without searched values (an obvious move) fall back to one-hot. With
+    ``min_gap`` > 0 and the ``learner``'s actions, a row where the teacher's
+    searched value beats the learner's move by less than ``min_gap`` game
+    points keeps the learner's move (one-hot): the search's noise is about
+    0.1-0.2 gp, and such labels only move the policy at random. ``labels``
+    "close" takes the teacher's target only where the teacher or the learner
+    closes, "no-close" only elsewhere; the other rows keep the learner's move.
     """
     if kind not in ("hard", "soft"):
         raise ValueError(f"target must be 'hard' or 'soft', got {kind!r}")
     n = len(teacher)
     out = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
     out[np.arange(n), teacher] = 1.0
+    if min_gap < 0:
+        raise ValueError(f"min_gap must be at least 0 game points, got {min_gap!r}")
+    if labels not in ("all", "close", "no-close"):
+        raise ValueError(f"labels must be 'all', 'close' or 'no-close', got {labels!r}")
+    keep = np.zeros(n, dtype=bool)
+    if (min_gap > 0 or labels != "all") and learner is None:
+        raise ValueError("min_gap and labels need the learner's actions")
+    if labels != "all":
+        closing = (teacher == CLOSE) | (learner == CLOSE)
+        keep |= ~closing if labels == "close" else closing
+    if min_gap > 0:
+        rows_ = np.arange(n)
+        vt, vl = values[rows_, teacher], values[rows_, learner]
+        keep |= np.isfinite(vt) & np.isfinite(vl) & (vt - vl < min_gap)
     if kind == "hard":
+        if keep.any():
+            out[keep] = 0.0
+            out[np.flatnonzero(keep), learner[keep]] = 1.0
         return out
     if not temperature > 0:
         raise ValueError(f"temperature must be positive game points, got {temperature!r}")
@@ -216,12 +268,15 @@ def targets(
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
     out[rows] = p / p.sum(axis=1, keepdims=True)
+    if keep.any():
+        out[keep] = 0.0
+        out[np.flatnonzero(keep), learner[keep]] = 1.0
     return out
 
 
 def fit(
     policy: str,
-    data_path: str,
+    data_path: str | list[str],
     out: str,
     target: str = "soft",
     temperature: float = 0.25,
@@ -230,17 +285,34 @@ def fit(
     batch_size: int = 256,
     seed: int = 0,
     val_fraction: float = 0.1,
+    min_gap: float = 0.0,
+    labels: str = "all",
 ) -> dict[str, Any]:
     """Fit the policy file's network to the data's targets; save it to ``out`` (a .npz)."""
     import torch
 
     torch.manual_seed(seed)
-    data, meta = load_data(data_path)
+    paths = [data_path] if isinstance(data_path, str) else list(data_path)
+    parts = [load_data(p) for p in paths]
+    data = {k: np.concatenate([d[k] for d, _ in parts]) for k in _FIT_KEYS}
+    meta = parts[0][1] if len(parts) == 1 else [m for _, m in parts]
+    rules = {m["rules"] for _, m in parts}
+    if len(rules) > 1:
+        raise ValueError(f"data files of different rules {sorted(rules)}; fit one rule set")
     agent = make_agent(policy)
     net = getattr(agent, "network", None)
     if net is None:
         raise ValueError(f"{policy!r} is not a policy file or shipped policy")
-    tgt = targets(data["values"], data["masks"], data["teacher"], target, temperature)
+    tgt = targets(
+        data["values"],
+        data["masks"],
+        data["teacher"],
+        target,
+        temperature,
+        data["learner"],
+        min_gap,
+        labels,
+    )
     n = len(tgt)
     order = np.random.default_rng(seed).permutation(n)
     n_val = int(n * val_fraction)
@@ -303,6 +375,8 @@ def fit(
         "data": meta,
         "target": target,
         "temperature": temperature if target == "soft" else None,
+        "min_gap": min_gap,
+        "labels": labels,
         "epochs": epochs,
         "learning_rate": learning_rate,
         "batch_size": batch_size,
@@ -315,7 +389,7 @@ def fit(
     save_policy(
         out,
         PolicyNetwork(weights, biases, net.activation),
-        {"name": name, "rules": meta["rules"], "training": {"distill_soft": record}},
+        {"name": name, "rules": rules.pop(), "training": {"distill_soft": record}},
     )
     return record
 
@@ -344,6 +418,31 @@ def summarize(data: dict[str, np.ndarray], policies: tuple[str, ...] = ()) -> di
             "agreement": float((choice == t).mean()),
             "closes": int((choice[can_close] == CLOSE).sum()),
         }
+    po = data.get("playouts")
+    if po is not None and np.isfinite(po).any():
+        rows = np.isfinite(po[:, 0])
+        gain = po[rows, 0] - po[rows, 1]
+        vals, t_, a_ = data["values"][rows], t[rows], a[rows]
+        idx = np.arange(len(t_))
+        gap = vals[idx, t_] - vals[idx, a_]
+        part = {"n": int(rows.sum())}
+        for label, sel in (
+            ("all", np.ones(len(gain), dtype=bool)),
+            ("gap<0.25", gap < 0.25),
+            ("0.25<=gap<1", (gap >= 0.25) & (gap < 1)),
+            ("gap>=1", gap >= 1),
+            ("teacher closes", t_ == CLOSE),
+            ("learner closes", a_ == CLOSE),
+        ):
+            g = gain[sel]
+            if len(g) > 1:
+                part[label] = {
+                    "n": len(g),
+                    "teacher_minus_learner": round(float(g.mean()), 3),
+                    "ci95": round(float(1.96 * g.std(ddof=1) / np.sqrt(len(g))), 3),
+                    "search_gap": round(float(np.nanmean(gap[sel])), 3),
+                }
+        out["playouts (teacher's move vs learner's, learner finishes)"] = part
     st = data["study"]
     for flag, label in ((1.0, "teacher_closes_learner_not"), (0.0, "learner_closes_teacher_not")):
         rows = st[st[:, 0] == flag]
@@ -384,13 +483,16 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--rules", default="altmisalti")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--close-study", action="store_true", help="play out close disagreements")
+    c.add_argument(
+        "--playouts", action="store_true", help="play out every disagreement (learner finishes)"
+    )
     c.add_argument("-o", "--out", required=True)
     s = sub.add_parser("summary", help="close rates and the close study of a data file")
     s.add_argument("data")
     s.add_argument("--policy", nargs="*", default=[], help="also score these policies' choices")
     f = sub.add_parser("fit", help="fit a policy file to the data; write a new policy file")
     f.add_argument("--policy", required=True)
-    f.add_argument("--data", required=True)
+    f.add_argument("--data", nargs="+", required=True, help="one or more data files")
     f.add_argument("--target", choices=("hard", "soft"), default="soft")
     f.add_argument("--temperature", type=float, default=0.25, help="softmax temperature, gp")
     f.add_argument("--epochs", type=int, default=4)
@@ -398,6 +500,18 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--batch-size", type=int, default=256)
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--val-fraction", type=float, default=0.1)
+    f.add_argument(
+        "--min-gap",
+        type=float,
+        default=0.0,
+        help="keep the learner's move where the teacher's value leads it by less (gp)",
+    )
+    f.add_argument(
+        "--labels",
+        choices=("all", "close", "no-close"),
+        default="all",
+        help="teacher targets only on closing decisions, only elsewhere, or everywhere",
+    )
     f.add_argument("-o", "--out", required=True)
     args = parser.parse_args(argv)
     if args.cmd == "collect":
@@ -409,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
             args.rules,
             args.seed,
             args.close_study,
+            args.playouts,
         )
         save_data(res, args.out)
         print(json.dumps(res["meta"], indent=2))
@@ -428,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
             args.batch_size,
             args.seed,
             args.val_fraction,
+            args.min_gap,
+            args.labels,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0

@@ -81,7 +81,13 @@ def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
     other = targets(values, masks, teacher, "hard", 1.0, learner, labels="no-close")
     assert other[0, 0] == 1 and other[0].sum() == 1
     np.testing.assert_array_equal(other[1], hard[1])
-    with pytest.raises(ValueError, match="'all', 'close' or 'no-close'"):
+    phase = np.array(["open", "exhausted"])
+    late = targets(values, masks, teacher, "hard", 1.0, learner, labels="exhausted", phase=phase)
+    assert late[0, 0] == 1 and late[0].sum() == 1  # open: the learner's move
+    np.testing.assert_array_equal(late[1], hard[1])
+    with pytest.raises(ValueError, match="phase of each row"):
+        targets(values, masks, teacher, "hard", 1.0, learner, labels="open")
+    with pytest.raises(ValueError, match="labels must be one of"):
         targets(values, masks, teacher, "hard", 1.0, learner, labels="closes")
     with pytest.raises(ValueError, match="learner's actions"):
         targets(values, masks, teacher, "hard", 1.0, None, min_gap=0.2)
@@ -120,6 +126,10 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
         np.testing.assert_array_equal(d[k], again["data"][k])
     path = str(tmp_path / "d.npz")
     save_data(res, path)
+    from sixtysix_training.distill_soft import phases
+
+    ph = phases(d["obs"])
+    assert set(ph) <= {"open", "closed", "exhausted"} and "open" in set(ph)
     summary = summarize(load_data(path)[0], ("sixtysix-ppo",))
     assert summary["decisions"] == n
     # The learner is the shipped policy: scored again, it makes the learner's choices.

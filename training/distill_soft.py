@@ -212,6 +212,19 @@ def load_data(path: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         return {k: z[k] for k in z.files if k != "meta"}, meta
 
 
+PHASES = ("open", "closed", "exhausted")
+LABELS = ("all", "close", "no-close", *PHASES)
+# The observation's phase flags (sixtysix_env/env/observation.py: 307 open, 308 closed,
+# 309 exhausted).
+_PHASE_INDEX = {"open": 307, "closed": 308, "exhausted": 309}
+
+
+def phases(obs: np.ndarray) -> np.ndarray:
+    """The stock's phase of each observation row: "open", "closed" or "exhausted"."""
+    flags = [obs[:, _PHASE_INDEX[p]] > 0.5 for p in PHASES]
+    return np.select(flags, list(PHASES), "other")
+
+
 # What ``fit`` reads of each data file (the studies are for ``summary``).
 _FIT_KEYS = ("obs", "masks", "values", "teacher", "learner")
 
@@ -225,6 +238,7 @@ def targets(
     learner: np.ndarray | None = None,
     min_gap: float = 0.0,
     labels: str = "all",
+    phase: np.ndarray | None = None,
 ) -> np.ndarray:
     """Target distributions (n, 34): one-hot teacher actions, or softmax(values / T).
 
@@ -234,7 +248,9 @@ def targets(
     points keeps the learner's move (one-hot): the search's noise is about
     0.1-0.2 gp, and such labels only move the policy at random. ``labels``
     "close" takes the teacher's target only where the teacher or the learner
-    closes, "no-close" only elsewhere; the other rows keep the learner's move.
+    closes, "no-close" only elsewhere, and "open", "closed" or "exhausted"
+    only in that phase of the stock (``phase``: one such name per row); the
+    other rows keep the learner's move.
     """
     if kind not in ("hard", "soft"):
         raise ValueError(f"target must be 'hard' or 'soft', got {kind!r}")
@@ -243,12 +259,16 @@ def targets(
     out[np.arange(n), teacher] = 1.0
     if min_gap < 0:
         raise ValueError(f"min_gap must be at least 0 game points, got {min_gap!r}")
-    if labels not in ("all", "close", "no-close"):
-        raise ValueError(f"labels must be 'all', 'close' or 'no-close', got {labels!r}")
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {', '.join(LABELS)}; got {labels!r}")
     keep = np.zeros(n, dtype=bool)
     if (min_gap > 0 or labels != "all") and learner is None:
         raise ValueError("min_gap and labels need the learner's actions")
-    if labels != "all":
+    if labels in PHASES:
+        if phase is None:
+            raise ValueError(f"labels {labels!r} needs the phase of each row")
+        keep |= phase != labels
+    elif labels != "all":
         closing = (teacher == CLOSE) | (learner == CLOSE)
         keep |= ~closing if labels == "close" else closing
     if min_gap > 0:
@@ -312,6 +332,7 @@ def fit(
         data["learner"],
         min_gap,
         labels,
+        phases(data["obs"]),
     )
     n = len(tgt)
     order = np.random.default_rng(seed).permutation(n)
@@ -508,9 +529,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     f.add_argument(
         "--labels",
-        choices=("all", "close", "no-close"),
+        choices=LABELS,
         default="all",
-        help="teacher targets only on closing decisions, only elsewhere, or everywhere",
+        help="teacher targets only on closing decisions, only elsewhere, only in one phase "
+        "of the stock, or everywhere",
     )
     f.add_argument("-o", "--out", required=True)
     args = parser.parse_args(argv)

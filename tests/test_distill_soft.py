@@ -135,6 +135,11 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     # The learner is the shipped policy: scored again, it makes the learner's choices.
     assert summary["policy sixtysix-ppo"]["agreement"] == pytest.approx(summary["agreement"])
     assert summary["policy sixtysix-ppo"]["closes"] == summary["learner_closes"]
+    rec = summary["policy sixtysix-ppo"]
+    assert rec["exhausted_decisions"] == (ph == "exhausted").sum()
+    # Exact values are whole game points: each mistake loses at least one.
+    assert rec["exhausted_gp_lost"] >= rec["exhausted_mistakes"] >= 0
+    assert (rec["exhausted_gp_lost"] == 0) == (rec["exhausted_mistakes"] == 0)
     po = summary["playouts (teacher's move vs learner's, learner finishes)"]
     assert po["n"] == played.sum() == po["all"]["n"]
     out = str(tmp_path / "fitted.npz")

@@ -435,9 +435,19 @@ def summarize(data: dict[str, np.ndarray], policies: tuple[str, ...] = ()) -> di
         if net is None:
             raise ValueError(f"{spec!r} is not a policy file or shipped policy")
         choice = np.where(masks, net.logits(data["obs"]), -np.inf).argmax(1)
+        # With the stock exhausted the teacher's values are exact (solver): a choice
+        # worth less than the best is a provable mistake.
+        late = phases(data["obs"]) == "exhausted"
+        vals = data["values"][late]
+        best = np.max(np.where(np.isfinite(vals), vals, -np.inf), axis=1)
+        lost = best - vals[np.arange(len(vals)), choice[late]]
+        lost = np.where(np.isfinite(lost), lost, 0.0)
         out[f"policy {spec}"] = {
             "agreement": float((choice == t).mean()),
             "closes": int((choice[can_close] == CLOSE).sum()),
+            "exhausted_decisions": int(late.sum()),
+            "exhausted_mistakes": int((lost > 1e-9).sum()),
+            "exhausted_gp_lost": round(float(lost.sum()), 3),
         }
     po = data.get("playouts")
     if po is not None and np.isfinite(po).any():

@@ -155,11 +155,22 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     )
     assert rec["history"][-1]["loss"] < rec["history"][1]["loss"]
     net, meta = read_policy(out)
+    base = make_agent("sixtysix-ppo").network
     assert meta["training"]["distill_soft"]["target"] == "hard"
     logits = net.logits(d["obs"])
     agree = (np.where(d["masks"], logits, -np.inf).argmax(1) == d["teacher"]).mean()
     assert agree > (d["learner"] == d["teacher"]).mean()  # the unfitted policy's agreement
     assert rec["history"][-1]["train_agreement"] == pytest.approx(agree, abs=1e-6)
+    head = fit("sixtysix-ppo", path, str(tmp_path / "head.npz"), "hard", epochs=2, train="head")
+    assert head["train"] == "head"
+    fitted, _ = read_policy(str(tmp_path / "head.npz"))
+    for w0, w1 in zip(
+        base.weights[:-1] + base.biases[:-1], fitted.weights[:-1] + fitted.biases[:-1]
+    ):
+        np.testing.assert_array_equal(w0, w1)  # hidden layers untouched
+    assert not np.array_equal(base.weights[-1], fitted.weights[-1])
+    with pytest.raises(ValueError, match="'all' or 'head'"):
+        fit("sixtysix-ppo", path, str(tmp_path / "x.npz"), "hard", epochs=1, train="last")
     twice = fit("sixtysix-ppo", [path, path], str(tmp_path / "twice.npz"), "soft", epochs=1)
     assert twice["decisions"] == 2 * n and len(twice["data"]) == 2
     with pytest.raises(ValueError, match="not a soft distillation data file"):

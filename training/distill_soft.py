@@ -307,6 +307,7 @@ def fit(
     val_fraction: float = 0.1,
     min_gap: float = 0.0,
     labels: str = "all",
+    train: str = "all",
 ) -> dict[str, Any]:
     """Fit the policy file's network to the data's targets; save it to ``out`` (a .npz)."""
     import torch
@@ -337,7 +338,7 @@ def fit(
     n = len(tgt)
     order = np.random.default_rng(seed).permutation(n)
     n_val = int(n * val_fraction)
-    val, train = torch.from_numpy(order[:n_val]), torch.from_numpy(order[n_val:])
+    val, fit_rows = torch.from_numpy(order[:n_val]), torch.from_numpy(order[n_val:])
     layers = []
     for i, (w, b) in enumerate(zip(net.weights, net.biases)):
         lin = torch.nn.Linear(w.shape[0], w.shape[1])
@@ -348,7 +349,12 @@ def fit(
         if i < len(net.weights) - 1:
             layers.append(torch.nn.ReLU() if net.activation == "relu" else torch.nn.Tanh())
     model = torch.nn.Sequential(*layers)
-    opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    if train not in ("all", "head"):
+        raise ValueError(f"train must be 'all' or 'head', got {train!r}")
+    # "head": only the output layer learns, so the hidden features (shared by every
+    # state) cannot drift; a test of whether fitting hurts through them.
+    params = list(model.parameters()) if train == "all" else list(layers[-1].parameters())
+    opt = torch.optim.Adam(params, lr=learning_rate)
     x_all = torch.from_numpy(data["obs"])
     m_all = torch.from_numpy(data["masks"])
     t_all = torch.from_numpy(tgt)
@@ -364,9 +370,11 @@ def fit(
         with torch.no_grad():
             return float((masked_logp(idx).argmax(1) == teach[idx]).float().mean())
 
-    history = [{"epoch": 0, "train_agreement": agreement(train), "val_agreement": agreement(val)}]
+    history = [
+        {"epoch": 0, "train_agreement": agreement(fit_rows), "val_agreement": agreement(val)}
+    ]
     gen = torch.Generator().manual_seed(seed)
-    train_t = train
+    train_t = fit_rows
     for ep in range(1, epochs + 1):
         perm = train_t[torch.randperm(len(train_t), generator=gen)]
         total = 0.0
@@ -382,7 +390,7 @@ def fit(
             {
                 "epoch": ep,
                 "loss": total / len(perm),
-                "train_agreement": agreement(train),
+                "train_agreement": agreement(fit_rows),
                 "val_agreement": agreement(val),
             }
         )
@@ -398,6 +406,7 @@ def fit(
         "temperature": temperature if target == "soft" else None,
         "min_gap": min_gap,
         "labels": labels,
+        "train": train,
         "epochs": epochs,
         "learning_rate": learning_rate,
         "batch_size": batch_size,
@@ -538,6 +547,9 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the learner's move where the teacher's value leads it by less (gp)",
     )
     f.add_argument(
+        "--train", choices=("all", "head"), default="all", help="fit every layer or the last"
+    )
+    f.add_argument(
         "--labels",
         choices=LABELS,
         default="all",
@@ -577,6 +589,7 @@ def main(argv: list[str] | None = None) -> int:
             args.val_fraction,
             args.min_gap,
             args.labels,
+            args.train,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0

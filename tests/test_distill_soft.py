@@ -89,6 +89,11 @@ def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
         targets(values, masks, teacher, "hard", 1.0, learner, labels="open")
     with pytest.raises(ValueError, match="labels must be one of"):
         targets(values, masks, teacher, "hard", 1.0, learner, labels="closes")
+    dist = np.full((2, 34), 0.0, dtype=np.float32)
+    dist[:, [0, 1]] = 0.5
+    anchored = targets(values, masks, teacher, "hard", 1.0, learner, min_gap=0.2, anchor=dist)
+    np.testing.assert_array_equal(anchored[0], dist[0])  # kept: the learner's distribution
+    np.testing.assert_array_equal(anchored[1], hard[1])
     with pytest.raises(ValueError, match="learner's actions"):
         targets(values, masks, teacher, "hard", 1.0, None, min_gap=0.2)
     with pytest.raises(ValueError, match="temperature"):
@@ -171,6 +176,19 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     assert not np.array_equal(base.weights[-1], fitted.weights[-1])
     with pytest.raises(ValueError, match="'all' or 'head'"):
         fit("sixtysix-ppo", path, str(tmp_path / "x.npz"), "hard", epochs=1, train="last")
+    # The option reaches the fit and its record; targets() above tests what it does.
+    same = fit(
+        "sixtysix-ppo",
+        path,
+        str(tmp_path / "same.npz"),
+        "hard",
+        epochs=1,
+        min_gap=1e9,
+        anchor="policy",
+    )
+    assert same["anchor"] == "policy"
+    with pytest.raises(ValueError, match="'move' or 'policy'"):
+        fit("sixtysix-ppo", path, str(tmp_path / "y.npz"), "hard", epochs=1, anchor="both")
     twice = fit("sixtysix-ppo", [path, path], str(tmp_path / "twice.npz"), "soft", epochs=1)
     assert twice["decisions"] == 2 * n and len(twice["data"]) == 2
     with pytest.raises(ValueError, match="not a soft distillation data file"):

@@ -239,6 +239,7 @@ def targets(
     min_gap: float = 0.0,
     labels: str = "all",
     phase: np.ndarray | None = None,
+    anchor: np.ndarray | None = None,
 ) -> np.ndarray:
     """Target distributions (n, 34): one-hot teacher actions, or softmax(values / T).
 
@@ -250,7 +251,8 @@ def targets(
     "close" takes the teacher's target only where the teacher or the learner
     closes, "no-close" only elsewhere, and "open", "closed" or "exhausted"
     only in that phase of the stock (``phase``: one such name per row); the
-    other rows keep the learner's move.
+    other rows keep the learner's move: one-hot, or its whole distribution
+    if ``anchor`` (n, 34) gives it (then those rows start at zero gradient).
     """
     if kind not in ("hard", "soft"):
         raise ValueError(f"target must be 'hard' or 'soft', got {kind!r}")
@@ -276,10 +278,7 @@ def targets(
         vt, vl = values[rows_, teacher], values[rows_, learner]
         keep |= np.isfinite(vt) & np.isfinite(vl) & (vt - vl < min_gap)
     if kind == "hard":
-        if keep.any():
-            out[keep] = 0.0
-            out[np.flatnonzero(keep), learner[keep]] = 1.0
-        return out
+        return _keep_learner(out, keep, learner, anchor)
     if not temperature > 0:
         raise ValueError(f"temperature must be positive game points, got {temperature!r}")
     known = np.isfinite(values) & masks
@@ -288,9 +287,18 @@ def targets(
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
     out[rows] = p / p.sum(axis=1, keepdims=True)
+    return _keep_learner(out, keep, learner, anchor)
+
+
+def _keep_learner(
+    out: np.ndarray, keep: np.ndarray, learner: np.ndarray | None, anchor: np.ndarray | None
+) -> np.ndarray:
     if keep.any():
-        out[keep] = 0.0
-        out[np.flatnonzero(keep), learner[keep]] = 1.0
+        if anchor is not None:
+            out[keep] = anchor[keep]
+        else:
+            out[keep] = 0.0
+            out[np.flatnonzero(keep), learner[keep]] = 1.0
     return out
 
 
@@ -308,6 +316,7 @@ def fit(
     min_gap: float = 0.0,
     labels: str = "all",
     train: str = "all",
+    anchor: str = "move",
 ) -> dict[str, Any]:
     """Fit the policy file's network to the data's targets; save it to ``out`` (a .npz)."""
     import torch
@@ -324,6 +333,8 @@ def fit(
     net = getattr(agent, "network", None)
     if net is None:
         raise ValueError(f"{policy!r} is not a policy file or shipped policy")
+    if anchor not in ("move", "policy"):
+        raise ValueError(f"anchor must be 'move' or 'policy', got {anchor!r}")
     tgt = targets(
         data["values"],
         data["masks"],
@@ -334,6 +345,9 @@ def fit(
         min_gap,
         labels,
         phases(data["obs"]),
+        net.probabilities(data["obs"], data["masks"]).astype(np.float32)
+        if anchor == "policy"
+        else None,
     )
     n = len(tgt)
     order = np.random.default_rng(seed).permutation(n)
@@ -407,6 +421,7 @@ def fit(
         "min_gap": min_gap,
         "labels": labels,
         "train": train,
+        "anchor": anchor,
         "epochs": epochs,
         "learning_rate": learning_rate,
         "batch_size": batch_size,
@@ -547,6 +562,13 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the learner's move where the teacher's value leads it by less (gp)",
     )
     f.add_argument(
+        "--anchor",
+        choices=("move", "policy"),
+        default="move",
+        help="rows without a teacher target keep the learner's move (one-hot) or its "
+        "whole distribution",
+    )
+    f.add_argument(
         "--train", choices=("all", "head"), default="all", help="fit every layer or the last"
     )
     f.add_argument(
@@ -590,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
             args.min_gap,
             args.labels,
             args.train,
+            args.anchor,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0

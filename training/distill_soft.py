@@ -12,12 +12,18 @@ asks why, on the same kind of data, and writes down what it sees:
    every decision where closing is legal and learner and teacher disagree on
    closing is also played out on the true deal four ways, each move followed
    by the learner or by the teacher to the end of the hand: the hand's real
-   game points for the closer's side, plus the close's exact value with both
-   hands known (an upper bound: the solver sees the opponent's cards).
+   game points for the deciding seat, plus the close's value with both hands
+   known (the solver sees the opponent's cards). ``--playouts`` plays every
+   disagreement out twice (either move, the learner finishing).
 2. ``fit``: a policy *file* is fitted (in torch, the same MLP) to either the
    teacher's actions (``--target hard``) or a softmax of its action values
    (``--target soft --temperature T``, game points), and saved as a new
    policy file, so ``sixtysix eval new.npz heuristic`` measures it directly.
+   ``--min-gap``, ``--labels`` choose which rows take the teacher's target;
+   the others keep the learner's move (``--anchor move``) or its whole
+   distribution (``--anchor policy``); ``--train head`` fits the last layer only.
+3. ``summary``: close counts, the studies, and any policy's agreement, closes
+   and provable exhausted-stock mistakes on a data file.
 
     python -m sixtysix_training.distill_soft collect --learner sixtysix-ppo \\
         --hands 1200 --seed 1 --close-study -o runs/soft-data.npz

@@ -228,10 +228,21 @@ class ExpertAgent:
         return sv
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
+        return self.decide(view, rng)[0]
+
+    def decide(self, view: PlayerView, rng: random.Random) -> tuple[int, dict[int, float]]:
+        """The action :meth:`act` plays and the searched values it chose from.
+
+        The values are this seat's mean game points per candidate action (the
+        close already less ``close_penalty``); they are empty when no search
+        was made (an obvious action, or the heuristic's move with
+        ``open_search`` "none" or without a legal close). Distillation uses
+        them as soft targets; the same ``rng`` gives the same action as ``act``.
+        """
         legal = view.legal_mask
         a = obvious_action(legal)
         if a is not None:
-            return a
+            return a, {}
         solver = self._solver(view.rules)
         me = self._me = view.seat
         sign = 1 if me == 0 else -1
@@ -239,13 +250,14 @@ class ExpertAgent:
             # Perfect information: one deal fits the view.
             state = determinize(view, rng)
             vals = solver.action_values(state)
-            return self._choose(view, rng, {a: float(x) for a, x in vals.items()})
+            fvals = {a: float(x) for a, x in vals.items()}
+            return self._choose(view, rng, fvals), fvals
         start = time.perf_counter()
         actions = [a for a in range(34) if legal >> a & 1]
         if view.closed_by is None and self.open_search != "all":
             h = self._heuristic.act(view, rng)
             if self.open_search == "none" or not legal >> CLOSE & 1:
-                return h
+                return h, {}
             actions = sorted({h, CLOSE})  # "close": only the close is searched
         totals = dict.fromkeys(actions, 0.0)
         counts = dict.fromkeys(actions, 0)
@@ -278,7 +290,7 @@ class ExpertAgent:
         vals = {a: totals[a] / counts[a] for a in actions}
         if CLOSE in vals:
             vals[CLOSE] -= self.close_penalty
-        return self._choose(view, rng, vals)
+        return self._choose(view, rng, vals), vals
 
     def _value_after(self, s2: State, action: int, solver: Solver) -> int:
         """Seat 0's estimated value of a sampled position just after ``action``."""

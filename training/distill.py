@@ -156,19 +156,26 @@ def save_data(result: dict[str, Any], path: str) -> None:
     )
 
 
+def read_meta(z: Any, path: str, data_format: str, what: str) -> dict[str, Any]:
+    """The ``meta`` record of an open data archive, checked against ``data_format`` and the
+    observation version (``what`` names the kind of file in the error)."""
+    if "meta" not in z.files:
+        raise ValueError(f"{path}: not {what} (no 'meta' record)")
+    meta = json.loads(str(z["meta"]))
+    if meta.get("format") != data_format or meta.get("obs_version") != OBS_VERSION:
+        raise ValueError(
+            f"{path}: data format {meta.get('format')!r} / observation version "
+            f"{meta.get('obs_version')!r}; this code reads {data_format!r} / {OBS_VERSION}"
+        )
+    return meta
+
+
 def load_data(paths: list[str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """Concatenate data files written by ``collect``; refuse other files."""
     parts, metas = [], []
     for path in paths:
         with np.load(path, allow_pickle=False) as z:
-            if "meta" not in z.files:
-                raise ValueError(f"{path}: not a distillation data file (no 'meta' record)")
-            meta = json.loads(str(z["meta"]))
-            if meta.get("format") != DATA_FORMAT or meta.get("obs_version") != OBS_VERSION:
-                raise ValueError(
-                    f"{path}: data format {meta.get('format')!r} / observation version "
-                    f"{meta.get('obs_version')!r}; this code reads {DATA_FORMAT!r} / {OBS_VERSION}"
-                )
+            meta = read_meta(z, path, DATA_FORMAT, "a distillation data file")
             parts.append({k: z[k] for k in ("obs", "masks", "actions")})
             metas.append(meta)
     data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions")}

@@ -44,16 +44,18 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import CLOSE
+from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.engine import State, new_hand
-from sixtysix_env.env.observation import OBS_VERSION, observe_view
+from sixtysix_env.env.observation import INDEX, OBS_SIZE, OBS_VERSION, observe_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
+from .distill import read_meta
+
 DATA_FORMAT = "sixtysix-distill-soft-data/1"
-NUM_ACTIONS = 34
+
 # Columns of the close study, one row per decision where closing was legal and
 # learner and teacher disagreed on it (game points for the deciding seat).
 STUDY_COLUMNS = (
@@ -149,7 +151,7 @@ def _collect(
                     )
             state = state.apply(a)
     return {
-        "obs": np.asarray(obs, dtype=np.float32).reshape(-1, observe_dim()),
+        "obs": np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
         "masks": np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS),
         "values": np.asarray(values, dtype=np.float32).reshape(-1, NUM_ACTIONS),
         "teacher": np.asarray(t_act, dtype=np.int64),
@@ -157,12 +159,6 @@ def _collect(
         "study": np.asarray(study, dtype=np.float32).reshape(-1, len(STUDY_COLUMNS)),
         "playouts": np.asarray(outs, dtype=np.float32).reshape(-1, 2),
     }
-
-
-def observe_dim() -> int:
-    from sixtysix_env.env.observation import OBS_SIZE
-
-    return OBS_SIZE
 
 
 def collect(
@@ -207,22 +203,14 @@ def save_data(result: dict[str, Any], path: str) -> None:
 
 def load_data(path: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     with np.load(path, allow_pickle=False) as z:
-        if "meta" not in z.files:
-            raise ValueError(f"{path}: not a soft distillation data file (no 'meta' record)")
-        meta = json.loads(str(z["meta"]))
-        if meta.get("format") != DATA_FORMAT or meta.get("obs_version") != OBS_VERSION:
-            raise ValueError(
-                f"{path}: data format {meta.get('format')!r} / observation version "
-                f"{meta.get('obs_version')!r}; this code reads {DATA_FORMAT!r} / {OBS_VERSION}"
-            )
+        meta = read_meta(z, path, DATA_FORMAT, "a soft distillation data file")
         return {k: z[k] for k in z.files if k != "meta"}, meta
 
 
 PHASES = ("open", "closed", "exhausted")
 LABELS = ("all", "close", "no-close", *PHASES)
-# The observation's phase flags (sixtysix_env/env/observation.py: 307 open, 308 closed,
-# 309 exhausted).
-_PHASE_INDEX = {"open": 307, "closed": 308, "exhausted": 309}
+# The observation's phase flags, by their field names in the layout's index.
+_PHASE_INDEX = {p: INDEX[p] for p in PHASES}
 
 
 def phases(obs: np.ndarray) -> np.ndarray:

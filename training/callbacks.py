@@ -13,7 +13,6 @@ evaluation figures, speed) and ``losses/`` (the PPO and cloning losses).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import defaultdict
@@ -35,6 +34,7 @@ from .config import TrainConfig
 from .figures import eval_line, evaluate_agent
 from .numpy_policy import network_from_policy, policy_agent
 from .pool import OpponentPool
+from .runs import log_evaluation, write_json
 
 # SB3's own keys -> the chart groups.
 _RENAME = {
@@ -88,14 +88,6 @@ def make_logger(run_dir: str) -> Logger:
             CSVOutputFormat(os.path.join(run_dir, "progress.csv")),
         ],
     )
-
-
-def write_json(path: str, data: Any) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 class StepProgressBar(BaseCallback):
@@ -239,15 +231,10 @@ class SelfPlayCallback(BaseCallback):
             )
         self.logger.record("charts/eval_seconds", seconds)
         self.logger.dump(steps)
-        record = {"steps": steps, "wall_time_s": self.wall_time(), "against": figures}
-        with open(os.path.join(self.run_dir, "eval.jsonl"), "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, sort_keys=True) + "\n")
-        score = figures[cfg.best_metric]["gp_per_hand"]
-        best = self.state.get("best_score")
-        is_best = best is None or score > best
+        record, is_best = log_evaluation(
+            self.run_dir, self.state, steps, self.wall_time(), figures, cfg.best_metric
+        )
         if is_best:
-            self.state["best_score"] = score
-            self.state["best_steps"] = steps
             best_dir = os.path.join(self.run_dir, "best")
             os.makedirs(best_dir, exist_ok=True)
             self.model.save(os.path.join(best_dir, "model.zip"))

@@ -35,6 +35,39 @@ def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
     return path, parent if os.path.exists(os.path.join(parent, "config.yaml")) else None
 
 
+def write_json(path: str, data: Any) -> None:
+    """Write a run record whole or not at all (a temporary file, then a rename)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def log_evaluation(
+    run_dir: str,
+    state: dict[str, Any],
+    steps: int,
+    wall_time_s: float,
+    figures: dict[str, dict[str, Any]],
+    metric: str,
+) -> tuple[dict[str, Any], bool]:
+    """Append an evaluation to the run's ``eval.jsonl`` and keep the best score in ``state``.
+
+    Returns (the record, whether it is the best so far); saving the best model is the
+    caller's, since each training backend saves its own kind.
+    """
+    record = {"steps": steps, "wall_time_s": wall_time_s, "against": figures}
+    with open(os.path.join(run_dir, "eval.jsonl"), "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+    score = figures[metric]["gp_per_hand"]
+    best = state.get("best_score")
+    is_best = best is None or score > best
+    if is_best:
+        state["best_score"], state["best_steps"] = score, steps
+    return record, is_best
+
+
 def read_json(path: str) -> dict:
     """A JSON record of the run, or ``{}`` when it is missing or unreadable (records are extras)."""
     try:

@@ -253,8 +253,8 @@ def _summary(
 
 def _finish(cfg: TrainConfig, run_dir: str, summary: dict[str, Any], printer) -> None:
     """Write the summary, export the best model as ``policy.npz``, and say how it went."""
-    from .callbacks import write_json
     from .export import export_model
+    from .runs import write_json
 
     write_json(os.path.join(run_dir, "summary.json"), summary)
     best = os.path.join(run_dir, "best", "model.zip")

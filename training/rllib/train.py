@@ -41,6 +41,7 @@ from typing import Any
 from ..config import ConfigError, resolve_config
 from ..figures import eval_line
 from ..pool import OpponentPool
+from ..runs import log_evaluation, write_json
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
@@ -334,14 +335,6 @@ class Metrics:
         self.writer.close()
 
 
-def write_json(path: str, data: Any) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 # -- the run ---------------------------------------------------------------------------------
 
 
@@ -454,14 +447,10 @@ class Run:
         figures = self.evaluate_agent(agent, t.eval_opponents, t.eval_deals, t.eval_seed, t.rules)
         seconds = time.perf_counter() - t0
         self.metrics.eval(steps, figures, seconds)
-        record = {"steps": steps, "wall_time_s": self.wall_time(), "against": figures}
-        with open(os.path.join(self.run_dir, "eval.jsonl"), "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, sort_keys=True) + "\n")
-        score = figures[t.best_metric]["gp_per_hand"]
-        best = self.state.get("best_score")
-        is_best = best is None or score > best
+        record, is_best = log_evaluation(
+            self.run_dir, self.state, steps, self.wall_time(), figures, t.best_metric
+        )
         if is_best:
-            self.state["best_score"], self.state["best_steps"] = score, steps
             best_dir = os.path.join(self.run_dir, "best")
             os.makedirs(best_dir, exist_ok=True)
             save_policy(

@@ -30,11 +30,17 @@ import sys
 import time
 from typing import Any
 
-from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy, save_policy
+from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig
-from .figures import eval_figures, evaluate_agent, export_lines, split_opponent
+from .figures import (
+    eval_figures,
+    evaluate_agent,
+    evaluate_at_export,
+    export_lines,
+    split_opponent,
+)
 from .numpy_policy import ExportError, network_from_policy, policy_agent
 from .runs import (
     copy_eval_log,
@@ -128,30 +134,13 @@ def export_model(
         "evaluation": {"during_training": run_eval or None},
     }
     if eval_deals > 0:
-        record["evaluation"]["at_export"] = _evaluate_at_export(
+        record["evaluation"]["at_export"] = evaluate_at_export(
             network, name, eval_opponents, eval_deals, eval_seed, rules, eval_workers
         )
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing
     return written
-
-
-def _evaluate_at_export(
-    network: PolicyNetwork,
-    name: str,
-    opponents: list[str] | None,
-    deals: int,
-    seed: int,
-    rules: str,
-    workers: int,
-) -> dict[str, Any]:
-    """The exported network's figures (argmax play) against each opponent."""
-    agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
-    figures = evaluate_agent(
-        agent, opponents or ["random", "heuristic"], deals, seed, rules, workers
-    )
-    return {"deterministic": True, "seed": seed, "against": figures}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

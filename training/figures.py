@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sixtysix_env.evaluation import EvalResult, evaluate
+from sixtysix_env.policy import PolicyAgent, PolicyNetwork
 
 
 def eval_figures(res: EvalResult, opponent: str) -> dict[str, Any]:
@@ -58,9 +59,8 @@ def _figure_text(opponent: str, f: dict[str, Any]) -> str:
 def eval_line(steps: int, seconds: float, figures: dict[str, dict[str, Any]], best: bool) -> str:
     """One line of a training run's log for an evaluation (both backends print it)."""
     parts = "; ".join(_figure_text(opp, f) for opp, f in figures.items())
-    return (
-        f"[{steps:>10,} steps, {seconds / 60:6.1f} min] eval gp/hand vs {parts}"
-        + (" (new best)" if best else "")
+    return f"[{steps:>10,} steps, {seconds / 60:6.1f} min] eval gp/hand vs {parts}" + (
+        " (new best)" if best else ""
     )
 
 
@@ -68,10 +68,27 @@ def export_lines(record: dict[str, Any]) -> list[str]:
     """The figures a policy file records at export, one labelled line per opponent."""
     at = (record.get("evaluation") or {}).get("at_export")
     lines = []
-    for opp, f in (at["against"].items() if at else ()):
+    for opp, f in at["against"].items() if at else ():
         lo, hi = f["gp_ci95"] or (float("nan"), float("nan"))
         lines.append(
             f"  vs {opp:<10} {f['gp_per_hand']:+.3f} game points/hand "
             f"(95% CI {lo:+.3f} to {hi:+.3f}) over {f['paired_deals']} paired deals"
         )
     return lines
+
+
+def evaluate_at_export(
+    network: PolicyNetwork,
+    name: str,
+    opponents: list[str] | None,
+    deals: int,
+    seed: int,
+    rules: str,
+    workers: int,
+) -> dict[str, Any]:
+    """An exported network's figures (argmax play) against each opponent (both backends)."""
+    agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
+    figures = evaluate_agent(
+        agent, opponents or ["random", "heuristic"], deals, seed, rules, workers
+    )
+    return {"deterministic": True, "seed": seed, "against": figures}

@@ -15,20 +15,12 @@ import os
 import time
 from typing import Any
 
-from sixtysix_env.policy import PolicyAgent, read_policy, save_policy
+from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
-from ..figures import export_lines
-from ..runs import copy_eval_log
+from ..figures import evaluate_at_export, export_lines
+from ..runs import copy_eval_log, read_json
 from .config import load_config
-
-
-def _read_json(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError):
-        return {}
 
 
 def _versions() -> dict[str, str]:
@@ -52,8 +44,6 @@ def export_run(
     eval_workers: int = 1,
 ) -> dict[str, Any]:
     """Write ``out`` from the run's ``best`` (or ``latest``) policy; returns the metadata."""
-    from ..export import evaluate_agent
-
     src = os.path.join(run_dir, which, "policy.npz")
     if which == "best" and not os.path.exists(src):
         src = os.path.join(run_dir, "latest", "policy.npz")
@@ -62,7 +52,7 @@ def export_run(
     network, meta = read_policy(src)
     cfg = load_config(os.path.join(run_dir, "config.yaml"))
     t = cfg.train
-    summary = _read_json(os.path.join(run_dir, "summary.json"))
+    summary = read_json(os.path.join(run_dir, "summary.json"))
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {
         "name": name,
@@ -82,27 +72,16 @@ def export_run(
         },
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "evaluation": {
-            "during_training": _read_json(
+            "during_training": read_json(
                 os.path.join(os.path.dirname(os.path.abspath(src)), "eval.json")
             )
             or None
         },
     }
     if eval_deals > 0:
-        agent = PolicyAgent(network, {"name": name}, deterministic=True, name=name)
-        figures = evaluate_agent(
-            agent,
-            eval_opponents or ["random", "heuristic"],
-            eval_deals,
-            eval_seed,
-            t.rules,
-            eval_workers,
+        record["evaluation"]["at_export"] = evaluate_at_export(
+            network, name, eval_opponents, eval_deals, eval_seed, t.rules, eval_workers
         )
-        record["evaluation"]["at_export"] = {
-            "deterministic": True,
-            "seed": eval_seed,
-            "against": figures,
-        }
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing

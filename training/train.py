@@ -375,15 +375,16 @@ def _backend(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    backend = _backend(args)
     if getattr(args, "address", None):
-        if _backend(args) != "rllib":
+        if backend != "rllib":
             print(
                 "sixtysix train: --address is for the RLlib backend (add --backend rllib)",
                 file=sys.stderr,
             )
             return 2
         args.set = [*args.set, f"address={args.address}"]
-    if _backend(args) == "rllib":
+    if backend == "rllib":
         from .rllib.train import run as run_rllib  # Ray RLlib backend: docs/rllib.md
 
         return run_rllib(args)

@@ -68,6 +68,26 @@ def log_evaluation(
     return record, is_best
 
 
+def resumable_run(run_dir: str, config: str | None) -> str:
+    """``run_dir`` if ``--resume`` may continue it (a saved run, no other config given)."""
+    if config:
+        raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
+    if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
+        raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
+    return run_dir
+
+
+def clear_new_run_dir(run_dir: str, force: bool) -> None:
+    """Refuse a new run into a folder that holds one, unless ``force`` (then empty it)."""
+    if os.path.exists(run_dir) and os.listdir(run_dir):
+        if not force:
+            raise ConfigError(
+                f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
+                "--force to replace it, or --set name=OTHER"
+            )
+        shutil.rmtree(run_dir)
+
+
 def read_json(path: str) -> dict:
     """A JSON record of the run, or ``{}`` when it is missing or unreadable (records are extras)."""
     try:

@@ -45,6 +45,7 @@ import time
 from typing import Any
 
 from .config import ConfigError, TrainConfig, describe_options, load_config, save_config
+from .runs import clear_new_run_dir, load_model, resumable_run, write_json
 
 
 def _machine() -> str:
@@ -139,8 +140,6 @@ def _new_model(cfg: TrainConfig, env):
 
 def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, printer):
     """(the saved latest model on fresh games, the run's saved state) of a resumed run."""
-    from .runs import load_model
-
     with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
         state = json.load(f)
     pool.restore(run_dir, state.pop("pool", {}))
@@ -254,7 +253,6 @@ def _summary(
 def _finish(cfg: TrainConfig, run_dir: str, summary: dict[str, Any], printer) -> None:
     """Write the summary, export the best model as ``policy.npz``, and say how it went."""
     from .export import export_model
-    from .runs import write_json
 
     write_json(os.path.join(run_dir, "summary.json"), summary)
     best = os.path.join(run_dir, "best", "model.zip")
@@ -396,12 +394,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.resume:
-            if args.config:
-                raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
-            run_dir = args.resume
+            run_dir = resumable_run(args.resume, args.config)
             cfg_path = os.path.join(run_dir, "config.yaml")
-            if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
-                raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
             cfg = load_config(cfg_path, args.set)
             check_resume_changes(load_config(cfg_path), cfg)
             # Keep the config the run had so far beside the updated one.
@@ -411,13 +405,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             cfg = load_config(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
-            if os.path.exists(run_dir) and os.listdir(run_dir):
-                if not args.force:
-                    raise ConfigError(
-                        f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
-                        "--force to replace it, or --set name=OTHER"
-                    )
-                shutil.rmtree(run_dir)
+            clear_new_run_dir(run_dir, args.force)
     except ConfigError as e:
         print(f"sixtysix train: {e}", file=sys.stderr)
         return 2

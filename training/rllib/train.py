@@ -41,7 +41,7 @@ from typing import Any
 from ..config import ConfigError, resolve_config
 from ..figures import eval_line
 from ..pool import OpponentPool
-from ..runs import log_evaluation, write_json
+from ..runs import clear_new_run_dir, log_evaluation, resumable_run, write_json
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
@@ -620,11 +620,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.resume:
-            if args.config:
-                raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
-            run_dir = args.resume
-            if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
-                raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
+            run_dir = resumable_run(args.resume, args.config)
             cfg_path = os.path.join(run_dir, "config.yaml")
             old = load_config(cfg_path)
             cfg = load_config(cfg_path, args.set)
@@ -636,13 +632,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             cfg = load_config(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)
-            if os.path.exists(run_dir) and os.listdir(run_dir):
-                if not args.force:
-                    raise ConfigError(
-                        f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
-                        "--force to replace it, or --set name=OTHER"
-                    )
-                shutil.rmtree(run_dir)
+            clear_new_run_dir(run_dir, args.force)
         os.makedirs(run_dir, exist_ok=True)
         save_config(cfg, os.path.join(run_dir, "config.yaml"))
         t = cfg.train

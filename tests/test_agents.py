@@ -20,7 +20,7 @@ from sixtysix_env.agents import (
     register_agent,
 )
 from sixtysix_env.agents.expert import rollout_action, rollout_value
-from sixtysix_env.agents.heuristic import close_estimate, sure_winners
+from sixtysix_env.agents.heuristic import close_estimate, obvious_action, sure_winners
 from sixtysix_env.agents.solver import Solver
 from sixtysix_env.engine import HAND, TO_MOVE
 
@@ -278,3 +278,51 @@ def test_deprecated_options_work_but_are_not_advertised():
         warnings.simplefilter("always")
         make_agent("expert:close_margin=0.5")
     assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+
+
+def open_views(count, seed):
+    """Views of the seat to move in the open phase with a real choice (heuristic play)."""
+    rng = random.Random(seed)
+    h = HeuristicAgent()
+    out = []
+    while len(out) < count:
+        s = new_hand(rng, dealer=rng.randrange(2))
+        while not s.is_terminal() and s.closed_by is None and s.stock_left > 0:
+            view = player_view(s, s.current_player())
+            searched = obvious_action(view.legal_mask) is None
+            if searched and len(view.legal_actions()) > 2 and rng.random() < 0.3:
+                out.append(view)
+            s = s.apply(h.act(view, rng))
+    return out
+
+
+def test_expert_prior_is_the_default_move():
+    """With a prior, the move ``margin`` protects is the policy's argmax, not the heuristic's."""
+    policy = make_agent("sixtysix-ppo")
+    guided = make_agent("expert:prior=sixtysix-ppo,samples=4,margin=100")
+    plain = ExpertAgent(samples=4, margin=100)
+    differs = 0
+    for view in open_views(30, seed=8):
+        choice = guided.act(view, random.Random(1))
+        assert choice == policy.act(view, random.Random(1))
+        differs += plain.act(view, random.Random(1)) != choice
+    assert differs > 0  # the heuristic's default is another move somewhere
+
+
+def test_expert_prior_weight_moves_the_choice_towards_the_prior():
+    policy = make_agent("sixtysix-ppo")
+    heavy = ExpertAgent(samples=4, margin=0, prior="sixtysix-ppo", prior_weight=1000.0)
+    for view in open_views(10, seed=9):
+        action, values = heavy.decide(view, random.Random(2))
+        probs = policy.action_probabilities(view)
+        assert action == max(values, key=lambda a: probs[a])
+        assert heavy.act(view, random.Random(2)) == action
+
+
+def test_expert_prior_must_be_a_policy():
+    with pytest.raises(AgentSpecError, match="prior must be a policy"):
+        make_agent("expert:prior=heuristic")
+    with pytest.raises(AgentSpecError, match="unknown agent|no agent"):
+        make_agent("expert:prior=nonesuch")
+    with pytest.raises(AgentSpecError, match="prior_weight needs a prior"):
+        make_agent("expert:prior_weight=0.5")

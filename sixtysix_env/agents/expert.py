@@ -28,6 +28,7 @@ bit-for-bit reproducible games.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 import warnings
@@ -161,6 +162,8 @@ class ExpertAgent:
         rollout_solve_close: bool = True,
         rollout_close_points: int = 45,
         close_margin: float | None = None,
+        prior: str | None = None,
+        prior_weight: float = 0.0,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -185,6 +188,12 @@ class ExpertAgent:
         * ``open_search``: "all" (search every open-phase action), "close"
           (search only close against the heuristic's move) or "none"
           (heuristic in the open phase); for ablations.
+        * ``prior``: a policy (a policy file, or a shipped policy's name such
+          as ``"sixtysix-ppo"``) whose argmax replaces the heuristic's move as
+          the default that ``margin`` protects.
+        * ``prior_weight``: game points added to each searched action's mean
+          per unit of the prior's log-probability (0: the prior only picks
+          the default move).
         """
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
@@ -214,6 +223,11 @@ class ExpertAgent:
         self._me = -1
         self.name = "expert"
         self._heuristic = HeuristicAgent()
+        self.prior = prior
+        self.prior_weight = float(prior_weight)
+        self._prior = _load_prior(prior) if prior is not None else None
+        if self.prior_weight and self._prior is None:
+            raise ValueError("prior_weight needs a prior (a policy file or a shipped policy's name)")
         self._solvers: dict = {}
 
     @property
@@ -309,8 +323,28 @@ class ExpertAgent:
         )
 
     def _choose(self, view: PlayerView, rng: random.Random, vals: dict[int, float]) -> int:
+        if self._prior is None:
+            h = self._heuristic.act(view, rng)
+        else:
+            probs = self._prior.action_probabilities(view)
+            h = max(vals, key=lambda a: (probs[a], -a))
+            if self.prior_weight:
+                w = self.prior_weight
+                vals = {a: v + w * math.log(max(float(probs[a]), 1e-6)) for a, v in vals.items()}
         best = max(vals.values())
-        h = self._heuristic.act(view, rng)
         if vals.get(h, -1e9) >= best - self.margin - 1e-9:
             return h
         return max(vals, key=lambda a: (vals[a], -a))
+
+
+def _load_prior(prior):
+    """The policy agent named by ``prior`` (an agent with ``action_probabilities``)."""
+    from .registry import make_agent  # imported here: the registry imports this module
+
+    agent = make_agent(prior) if isinstance(prior, str) else prior
+    if not callable(getattr(agent, "action_probabilities", None)):
+        raise ValueError(
+            f"prior must be a policy (a policy file or a shipped policy's name such as "
+            f"'sixtysix-ppo'), got {prior!r}"
+        )
+    return agent

@@ -343,7 +343,7 @@ def _load_prior(prior):
 
     agent = make_agent(prior) if isinstance(prior, str) else prior
     if not callable(getattr(agent, "action_probabilities", None)):
-        raise ValueError(
+        raise TypeError(
             f"prior must be a policy (a policy file or a shipped policy's name such as "
             f"'sixtysix-ppo'), got {prior!r}"
         )

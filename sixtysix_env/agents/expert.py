@@ -227,7 +227,9 @@ class ExpertAgent:
         self.prior_weight = float(prior_weight)
         self._prior = _load_prior(prior) if prior is not None else None
         if self.prior_weight and self._prior is None:
-            raise ValueError("prior_weight needs a prior (a policy file or a shipped policy's name)")
+            raise ValueError(
+                "prior_weight needs a prior (a policy file or a shipped policy's name)"
+            )
         self._solvers: dict = {}
 
     @property

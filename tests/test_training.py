@@ -323,6 +323,72 @@ def test_same_seed_same_weights(tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
+# -- warm start from a policy file --------------------------------------------------------
+
+
+def test_init_policy_errors_name_the_problem(smoke_run):
+    from sixtysix_training.train import init_network
+
+    policy = str(smoke_run[0] / "policy.npz")
+    ok = load_config(None, ["net_arch=[32, 16]", "bc_teacher=null", f"init_policy={policy}"])
+    assert init_network(ok).layers == [[349, 32], [32, 16], [16, 34]]
+    cases = [
+        (
+            ["net_arch=[64, 64]", f"init_policy={policy}"],
+            r"hidden layers \[32, 16\] relu; the config asks for net_arch \[64, 64\] relu",
+        ),
+        (["init_policy=heuristic"], "'heuristic', which is not a policy"),
+        (["init_policy=nowhere.npz"], "option 'init_policy' got 'nowhere.npz'.*does not exist"),
+    ]
+    for sets, message in cases:
+        cfg = load_config(None, ["bc_teacher=null", *sets])
+        with pytest.raises(ConfigError, match=message):
+            init_network(cfg)
+    with pytest.raises(ConfigError, match="'init_policy'.*and 'bc_teacher'.*give one of them"):
+        load_config(None, ["bc_teacher=heuristic", "init_policy=sixtysix-ppo"])
+
+
+@pytest.mark.slow
+def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_run, tmp_path):
+    """The actor starts as the policy file (bit for bit, up to float32); only the critic is fitted."""
+    import torch
+
+    from sixtysix_env.policy import read_policy
+    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.pool import OpponentPool
+    from sixtysix_training.train import _new_model, _start_from_policy
+    from sixtysix_training.vec_env import SelfPlayVecEnv
+
+    policy = str(smoke_run[0] / "policy.npz")
+    cfg = load_config(
+        None,
+        ["net_arch=[32, 16]", "bc_teacher=null", f"init_policy={policy}", "bc_hands=20",
+         "n_envs=2", "n_steps=64", "batch_size=64"],
+    )
+    net, _ = read_policy(policy)
+    model = _new_model(cfg, SelfPlayVecEnv(cfg.n_envs, OpponentPool.from_config(cfg), cfg.rules))
+    critic = [p.detach().clone() for p in model.policy.value_net.parameters()]
+    lines = []
+    stats = _start_from_policy(cfg, model, None, lines.append)
+    copied = network_from_policy(model.policy)
+    for a, b in zip(copied.weights + copied.biases, net.weights + net.biases):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert stats["epochs"][-1]["accuracy"] == 1.0  # its own argmax moves
+    assert any(not torch.equal(a, b) for a, b in zip(critic, model.policy.value_net.parameters()))
+    assert "starting from" in lines[0] and "value fit" in lines[1]
+
+    # The command: a short run from the file (PPO then moves the actor, as it should).
+    from sixtysix_training.train import main
+
+    assert main(["--run-dir", str(tmp_path / "warm"), "--set", "bc_teacher=null",
+                 "--set", f"init_policy={policy}", "--set", "net_arch=[32, 16]",
+                 "--set", "bc_hands=10", "--set", "total_timesteps=128", "--set", "n_envs=2",
+                 "--set", "n_steps=64", "--set", "batch_size=64", "--set", "eval_every=0",
+                 "--set", "eval_deals=4", "--set", "progress_bar=false"]) == 0
+    summary = json.loads((tmp_path / "warm" / "summary.json").read_text())
+    assert summary["steps"] >= 128 and summary["init"]["init_policy"] == policy
+
+
 # -- distillation (DAgger) ---------------------------------------------------------------
 
 

@@ -118,8 +118,14 @@ def _hold_out(tensors: tuple, fraction: float, gen) -> tuple[tuple, tuple | None
     return fitted, held
 
 
-def _fit_epoch(policy, opt, tensors: tuple, batch_size: int, gen, vf_coef: float):
-    """One pass over the decisions in a seeded order: (total policy loss, total value loss)."""
+def _fit_epoch(
+    policy, opt, tensors: tuple, batch_size: int, gen, vf_coef: float, fit_policy: bool = True
+):
+    """One pass over the decisions in a seeded order: (total policy loss, total value loss).
+
+    With ``fit_policy`` false only the value loss is minimised (the actor's
+    loss is still measured and reported).
+    """
     import torch as th
 
     obs, masks, actions, returns = tensors
@@ -132,14 +138,14 @@ def _fit_epoch(policy, opt, tensors: tuple, batch_size: int, gen, vf_coef: float
             obs[idx], actions[idx], action_masks=masks[idx]
         )
         pi_loss = -log_prob.mean()
-        loss = pi_loss
+        loss = pi_loss if fit_policy else 0.0
         if returns is not None:
             v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
             loss = loss + vf_coef * v_loss
             tot_v += float(v_loss.detach()) * len(idx)
         opt.zero_grad()
         loss.backward()
-        th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        th.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], 1.0)
         opt.step()
         tot_pi += float(pi_loss.detach()) * len(idx)
     return tot_pi, tot_v
@@ -156,13 +162,19 @@ def pretrain(
     logger=None,
     vf_coef: float = 0.5,
     val_fraction: float = 0.0,
+    fit_policy: bool = True,
 ) -> dict[str, Any]:
     """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions.
 
     ``val_fraction`` holds that share of the decisions out of the fit and
     reports the accuracy on them (``val_accuracy``), before and after each epoch.
+    ``fit_policy`` false (with ``fit_value``) fits only the value network and
+    leaves the actor's weights as they are.
     """
     import torch as th
+
+    if not (fit_policy or fit_value):
+        raise ValueError("pretrain: nothing to fit (fit_policy and fit_value are both false)")
 
     gen = th.Generator().manual_seed(seed)
     tensors = (
@@ -174,7 +186,12 @@ def pretrain(
     tensors, val = _hold_out(tensors, val_fraction, gen)
     obs, masks, actions, _ = tensors
     n = len(actions)
-    opt = th.optim.Adam(policy.parameters(), lr=learning_rate)
+    if fit_policy:
+        params = list(policy.parameters())
+    else:  # the critic only: its hidden layers and its output
+        params = list(policy.mlp_extractor.value_net.parameters())
+        params += list(policy.value_net.parameters())
+    opt = th.optim.Adam(params, lr=learning_rate)
     history = []
     if val is not None:
         history.append(
@@ -187,7 +204,7 @@ def pretrain(
     policy.set_training_mode(True)
     t0 = time.perf_counter()
     for epoch in range(epochs):
-        tot_pi, tot_v = _fit_epoch(policy, opt, tensors, batch_size, gen, vf_coef)
+        tot_pi, tot_v = _fit_epoch(policy, opt, tensors, batch_size, gen, vf_coef, fit_policy)
         row = {
             "epoch": epoch + 1,
             "policy_loss": tot_pi / n,

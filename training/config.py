@@ -118,6 +118,14 @@ class TrainConfig:
         "Snapshots play their argmax (true) or sample from their policy (false).",
     )
 
+    # -- warm start from a policy file -----------------------------------------------
+    init_policy: str | None = _opt(
+        None,
+        "Policy file (or shipped policy name, e.g. 'sixtysix-ppo') whose weights start PPO's "
+        "actor; net_arch and activation must match it. Its own play (bc_hands hands against "
+        "bc_opponent) fits the value network first. null: a fresh network.",
+    )
+
     # -- warm start by behaviour cloning -------------------------------------------
     bc_teacher: str | None = _opt(
         None,
@@ -329,6 +337,11 @@ def _check_values(cfg: TrainConfig) -> None:
         )
     if not cfg.eval_opponents:
         raise ConfigError("option 'eval_opponents' must name at least one opponent")
+    if cfg.init_policy is not None and cfg.bc_teacher is not None:
+        raise ConfigError(
+            f"options 'init_policy' ({cfg.init_policy!r}) and 'bc_teacher' ({cfg.bc_teacher!r}) "
+            "both set where PPO starts; give one of them (or neither)"
+        )
     if not cfg.name or "/" in cfg.name or cfg.name in (".", ".."):
         raise ConfigError(f"option 'name' got {cfg.name!r}; give a plain folder name")
 

@@ -59,3 +59,26 @@ def policy_agent(model_or_policy, name: str = "learner", deterministic: bool = T
     return PolicyAgent(
         network_from_policy(policy), {"name": name}, deterministic=deterministic, name=name
     )
+
+
+def load_into_policy(policy, network: PolicyNetwork) -> None:
+    """Copy a numpy network into the actor of an SB3 maskable policy (``network_from_policy``'s inverse).
+
+    The actor's layer sizes and activation must be the network's; anything
+    else is an :class:`ExportError` naming both, and nothing is copied.
+    """
+    import torch as th
+    from torch import nn
+
+    have = network_from_policy(policy)
+    if have.layers != network.layers or have.activation != network.activation:
+        raise ExportError(
+            f"the policy file's network is {network.layers} {network.activation}, the model's "
+            f"actor is {have.layers} {have.activation}; set net_arch and activation to match"
+        )
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(policy.action_net)
+    with th.no_grad():
+        for layer, w, b in zip(linears, network.weights, network.biases):
+            layer.weight.copy_(th.tensor(w.T))
+            layer.bias.copy_(th.tensor(b))

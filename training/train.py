@@ -168,8 +168,7 @@ def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     printer(
-        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
-        f"(against {cfg.bc_opponent})"
+        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} (against {cfg.bc_opponent})"
     )
     data = bc.collect(
         cfg.bc_teacher,
@@ -201,6 +200,79 @@ def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
     return stats
 
 
+def init_network(cfg: TrainConfig):
+    """The numpy network ``init_policy`` names, checked against the config's network."""
+    from sixtysix_env.agents import AgentSpecError, make_agent
+
+    try:
+        agent = make_agent(cfg.init_policy)
+    except AgentSpecError as e:
+        raise ConfigError(f"option 'init_policy' got {cfg.init_policy!r}: {e}") from None
+    network = getattr(agent, "network", None)
+    if network is None:
+        raise ConfigError(
+            f"option 'init_policy' got {cfg.init_policy!r}, which is not a policy; give a policy "
+            "file (.npz) or a shipped policy's name ('sixtysix agents' lists them)"
+        )
+    if network.hidden != list(cfg.net_arch) or network.activation != cfg.activation:
+        raise ConfigError(
+            f"option 'init_policy' ({cfg.init_policy!r}) has hidden layers {network.hidden} "
+            f"{network.activation}; the config asks for net_arch {list(cfg.net_arch)} "
+            f"{cfg.activation}: set them to the policy's"
+        )
+    return network
+
+
+def _start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
+    """Warm start: the policy file's weights into the actor, then its play fits the critic."""
+    import numpy as np
+
+    from . import bc
+    from .numpy_policy import load_into_policy, network_from_policy
+
+    t0 = time.perf_counter()
+    network = init_network(cfg)
+    load_into_policy(model.policy, network)
+    copied = network_from_policy(model.policy)
+    probe = np.random.default_rng(cfg.seed).random((8, network.layers[0][0]), dtype=np.float32)
+    if not np.allclose(copied.logits(probe), network.logits(probe), atol=1e-4):
+        raise RuntimeError("init_policy: the copied actor does not reproduce the policy file")
+    printer(
+        f"starting from {cfg.init_policy}: actor {network.layers}; fitting the value network "
+        f"on {cfg.bc_hands:,} of its hands (against {cfg.bc_opponent})"
+    )
+    data = bc.collect(
+        cfg.init_policy,
+        cfg.bc_opponent,
+        cfg.bc_hands,
+        cfg.rules,
+        cfg.seed,
+        progress=cfg.progress_bar,
+    )
+    collect_s = time.perf_counter() - t0
+    stats = bc.pretrain(
+        model.policy,
+        data,
+        cfg.bc_epochs,
+        cfg.bc_batch_size,
+        cfg.bc_learning_rate,
+        True,
+        cfg.seed,
+        logger,
+        cfg.vf_coef,
+        fit_policy=False,
+    )
+    stats["collect_seconds"] = collect_s
+    stats["init_policy"] = cfg.init_policy
+    last = stats["epochs"][-1]
+    printer(
+        f"value fit: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, fitted in "
+        f"{stats['seconds']:.0f} s; value loss {last['value_loss']:.3f}, "
+        f"the actor's own moves {last['accuracy']:.3f}"
+    )
+    return stats
+
+
 def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[float, float, int]:
     """Learn up to ``total_timesteps``; (wall seconds, learning seconds, steps this session)."""
     from .callbacks import StepProgressBar
@@ -228,7 +300,7 @@ def _summary(
     cfg: TrainConfig, total_steps: int, state: dict, learn_s: float, learning_s: float, steps: int
 ) -> dict[str, Any]:
     """The run's ``summary.json``: steps, time (cloning included), speed, best score, machine."""
-    bc_stats = state.get("bc") or {}
+    bc_stats = state.get("bc") or state.get("init") or {}
     return {
         "run": cfg.name,
         "steps": total_steps,
@@ -245,6 +317,7 @@ def _summary(
         "best_steps": state.get("best_steps"),
         "best_metric": cfg.best_metric,
         "bc": state.get("bc"),
+        "init": state.get("init"),
         "machine": _machine(),
         "torch_threads": cfg.torch_threads,
     }
@@ -304,6 +377,8 @@ def train(
     model.set_logger(logger)
     if cfg.bc_teacher and not resume:
         state["bc"] = _clone_teacher(cfg, model, logger, printer)
+    if cfg.init_policy and not resume:
+        state["init"] = _start_from_policy(cfg, model, logger, printer)
     callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
     learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     env.close()
@@ -404,6 +479,8 @@ def run(args: argparse.Namespace) -> int:
             shutil.copy(cfg_path, os.path.join(run_dir, f"config.until-{steps}.yaml"))
         else:
             cfg = load_config(args.config, args.set)
+            if cfg.init_policy is not None:
+                init_network(cfg)
             run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
             clear_new_run_dir(run_dir, args.force)
     except ConfigError as e:

@@ -26,6 +26,7 @@ UNSUPPORTED: dict[str, str] = {
     "target_kl": "RLlib's PPO has no early stop on KL; leave it out",
     "progress_bar": "the RLlib backend prints one line per iteration",
     "eval_workers": "evaluation runs in the driver process",
+    "init_policy": "starting from a policy file's weights is built for the SB3 backend only",
 }
 
 #: Baselines the league can field as RLlib modules (see :mod:`.modules`).

@@ -326,3 +326,30 @@ def test_expert_prior_must_be_a_policy():
         make_agent("expert:prior=nonesuch")
     with pytest.raises(AgentSpecError, match="prior_weight needs a prior"):
         make_agent("expert:prior_weight=0.5")
+
+
+def test_rollout_policy_plays_only_its_seat_in_the_open_phase():
+    rng = random.Random(4)
+    sv = Solver(new_hand(0).rules)
+    for i in range(30):
+        s = new_hand(rng, dealer=i % 2)
+        seat = i % 2
+        calls = []
+
+        def lowest(state, seat=seat, calls=calls):
+            assert state.current_player() == seat and not state.is_strict()
+            calls.append(state)
+            return state.legal_actions()[0]
+
+        val = rollout_value(s, sv, close=False, policy=lowest, policy_seat=seat)
+        assert -3 <= val <= 3
+        assert calls  # each seat moves in the open phase of a fresh hand
+    with pytest.raises(AgentSpecError, match="rollout_prior needs a prior"):
+        make_agent("expert:rollout_prior=true")
+
+
+def test_expert_with_rollout_prior_plays_legal_hands():
+    e = ExpertAgent(samples=2, prior="sixtysix-ppo", rollout_prior=True)
+    results = play_hands((e, HeuristicAgent()), "altmisalti", 3, seed=6)
+    results += play_hands((HeuristicAgent(), e), "altmisalti", 3, seed=7)
+    assert len(results) == 6

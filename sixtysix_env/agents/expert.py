@@ -36,7 +36,7 @@ import warnings
 from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
 from ..engine import State
-from ..view import PlayerView, determinize
+from ..view import PlayerView, determinize, player_view
 from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .solver import Solver
 
@@ -101,12 +101,20 @@ def _rollout_close(s: State) -> bool:
 
 
 def rollout_value(
-    s: State, solver: Solver, close: bool = True, searcher: int = -1, close_points: int = 30
+    s: State,
+    solver: Solver,
+    close: bool = True,
+    searcher: int = -1,
+    close_points: int = 30,
+    policy=None,
+    policy_seat: int = -1,
 ) -> int:
     """Seat 0's game points: rollout rules while the stock is open, then exact.
 
     Seat ``searcher`` (if 0 or 1) closes in the rollout whenever closing wins
     in the sampled deal (one exact solve), once it has ``close_points``.
+    ``policy`` (a function of a state to an action), if given, plays seat
+    ``policy_seat``'s rollout moves instead of the heuristic's rules.
     """
     while s.result is None:
         if s.is_strict():
@@ -122,7 +130,10 @@ def rollout_value(
             elif _rollout_close(s):
                 s = s.apply(CLOSE)
                 continue
-        s = s.apply(rollout_action(s))
+        if policy is not None and s.current_player() == policy_seat:
+            s = s.apply(policy(s))
+        else:
+            s = s.apply(rollout_action(s))
     return s.result.returns()[0]
 
 
@@ -164,6 +175,7 @@ class ExpertAgent:
         close_margin: float | None = None,
         prior: str | None = None,
         prior_weight: float = 0.0,
+        rollout_prior: bool = False,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -194,6 +206,9 @@ class ExpertAgent:
         * ``prior_weight``: game points added to each searched action's mean
           per unit of the prior's log-probability (0: the prior only picks
           the default move).
+        * ``rollout_prior``: in open-phase rollouts this seat plays the
+          prior's argmax instead of the heuristic's rules (the opponent keeps
+          the heuristic's); the closing rules above still apply.
         """
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
@@ -229,6 +244,11 @@ class ExpertAgent:
         if self.prior_weight and self._prior is None:
             raise ValueError(
                 "prior_weight needs a prior (a policy file or a shipped policy's name)"
+            )
+        self.rollout_prior = rollout_prior
+        if rollout_prior and self._prior is None:
+            raise ValueError(
+                "rollout_prior needs a prior (a policy file or a shipped policy's name)"
             )
         self._solvers: dict = {}
 
@@ -322,7 +342,13 @@ class ExpertAgent:
             self.rollout_close,
             self._me if self.rollout_solve_close else -1,
             self.rollout_close_points,
+            self._prior_move if self.rollout_prior else None,
+            self._me,
         )
+
+    def _prior_move(self, s: State) -> int:
+        """The prior's argmax in a sampled state, for this seat's rollout moves."""
+        return self._prior.act(player_view(s, s.current_player()), _NO_RNG)
 
     def _choose(self, view: PlayerView, rng: random.Random, vals: dict[int, float]) -> int:
         if self._prior is None:
@@ -337,6 +363,10 @@ class ExpertAgent:
         if vals.get(h, -1e9) >= best - self.margin - 1e-9:
             return h
         return max(vals, key=lambda a: (vals[a], -a))
+
+
+#: The prior plays its argmax in rollouts: no randomness is drawn.
+_NO_RNG = random.Random(0)
 
 
 def _load_prior(prior):

@@ -320,10 +320,12 @@ def test_expert_prior_weight_moves_the_choice_towards_the_prior():
 
 
 def test_expert_prior_must_be_a_policy():
-    with pytest.raises(AgentSpecError, match="prior must be a policy"):
+    with pytest.raises(AgentSpecError, match="prior must be a policy.*'sixtysix-ppo'.*'heuristic'"):
         make_agent("expert:prior=heuristic")
-    with pytest.raises(AgentSpecError, match="unknown agent|no agent"):
-        make_agent("expert:prior=nonesuch")
+    with pytest.raises(ValueError, match="nowhere.npz"):
+        make_agent("expert:prior=nowhere.npz")
+    with pytest.raises(TypeError, match="prior must be a policy"):
+        ExpertAgent(prior=HeuristicAgent())
     with pytest.raises(AgentSpecError, match="prior_weight needs a prior"):
         make_agent("expert:prior_weight=0.5")
 
@@ -353,3 +355,16 @@ def test_expert_with_rollout_prior_plays_legal_hands():
     results = play_hands((e, HeuristicAgent()), "altmisalti", 3, seed=6)
     results += play_hands((HeuristicAgent(), e), "altmisalti", 3, seed=7)
     assert len(results) == 6
+
+
+def test_guided_is_the_expert_with_the_shipped_prior():
+    from sixtysix_env.agents import GuidedExpertAgent
+
+    g = make_agent("guided")
+    assert isinstance(g, GuidedExpertAgent) and g.name == "guided"
+    assert (g.prior, g.rollout_prior, g.samples) == ("sixtysix-ppo", True, 64)
+    assert "guided" in agent_names()
+    g2 = make_agent("guided:rollout_prior=false,samples=8")
+    assert (g2.rollout_prior, g2.samples) == (False, 8)
+    view = open_views(1, seed=3)[0]
+    assert g.act(view, random.Random(0)) in view.legal_actions()

@@ -222,17 +222,18 @@ def test_new_games_per_minute_are_limited():
     assert client.post("/api/games", json={}).status_code == 201
 
 
-def test_the_unseeded_expert_thinks_within_a_time_budget():
+@pytest.mark.parametrize("searcher", ["expert", "guided"])
+def test_the_unseeded_expert_thinks_within_a_time_budget(searcher):
     app = create_app(default="random", think_seconds=0.5)
     client = app.test_client()
-    r = client.post("/api/games", json={"opponent": "expert"})
+    r = client.post("/api/games", json={"opponent": searcher})
     assert r.status_code == 201
     g = app.config["GAMES"].get(r.get_json()["game_id"])
     assert g.session.agent.time_budget == 0.5
-    assert r.get_json()["opponent"] == "expert"
+    assert r.get_json()["opponent"] == searcher
     # a seeded server keeps the expert reproducible (no time budget)
     app = create_app(seed=1, default="random")
-    r = app.test_client().post("/api/games", json={"opponent": "expert"})
+    r = app.test_client().post("/api/games", json={"opponent": searcher})
     assert app.config["GAMES"].get(r.get_json()["game_id"]).session.agent.time_budget is None
 
 

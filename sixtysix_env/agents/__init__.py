@@ -2,11 +2,12 @@
 
 Every agent has a ``name`` and ``act(view, rng) -> action id``; it sees only
 a :class:`~sixtysix_env.view.PlayerView`, never the full state.
-Built-ins: ``random``, ``heuristic`` and ``expert`` (see :func:`make_agent`).
+Built-ins: ``random``, ``heuristic``, ``expert`` and ``guided`` (the expert's search
+guided by the shipped ``sixtysix-ppo`` policy; see :func:`make_agent`).
 """
 
 from .base import Agent, RandomAgent
-from .expert import ExpertAgent
+from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent
 from .registry import AgentSpecError, agent_names, make_agent, parse_agent_spec, register_agent
 from .solver import Solver
@@ -15,6 +16,7 @@ __all__ = [
     "Agent",
     "AgentSpecError",
     "ExpertAgent",
+    "GuidedExpertAgent",
     "HeuristicAgent",
     "RandomAgent",
     "Solver",

@@ -28,6 +28,7 @@ bit-for-bit reproducible games.
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
 import time
@@ -40,7 +41,7 @@ from ..view import PlayerView, determinize, player_view
 from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .solver import Solver
 
-__all__ = ["ExpertAgent", "rollout_action", "rollout_value"]
+__all__ = ["ExpertAgent", "GuidedExpertAgent", "rollout_action", "rollout_value"]
 
 
 def rollout_action(s: State) -> int:
@@ -365,18 +366,47 @@ class ExpertAgent:
         return max(vals, key=lambda a: (vals[a], -a))
 
 
+class GuidedExpertAgent(ExpertAgent):
+    """The expert's search guided by a trained policy: its default move and this seat's rollouts.
+
+    ``ExpertAgent(prior="sixtysix-ppo", rollout_prior=True)`` under the name
+    ``guided``; every :class:`ExpertAgent` option applies (docs/strength.md).
+    """
+
+    def __init__(self, prior: str = "sixtysix-ppo", rollout_prior: bool = True, **options) -> None:
+        super().__init__(prior=prior, rollout_prior=rollout_prior, **options)
+        self.name = "guided"
+
+
+# The expert's options with this agent's defaults, for make_agent's checks and `sixtysix agents`.
+GuidedExpertAgent.__signature__ = inspect.signature(ExpertAgent).replace(
+    parameters=[
+        p.replace(default={"prior": "sixtysix-ppo", "rollout_prior": True}.get(p.name, p.default))
+        for p in inspect.signature(ExpertAgent).parameters.values()
+    ]
+)
+
 #: The prior plays its argmax in rollouts: no randomness is drawn.
 _NO_RNG = random.Random(0)
 
 
 def _load_prior(prior):
-    """The policy agent named by ``prior`` (an agent with ``action_probabilities``)."""
-    from .registry import make_agent  # imported here: the registry imports this module
+    """The policy agent named by ``prior``: a shipped policy's name, a policy file, or an agent."""
+    if isinstance(prior, str):
+        from ..policy import load_policy  # numpy: only when a prior is asked for
+        from ..shipped import shipped_policies
 
-    agent = make_agent(prior) if isinstance(prior, str) else prior
-    if not callable(getattr(agent, "action_probabilities", None)):
+        shipped = shipped_policies().get(prior)
+        if shipped is None and not prior.endswith(".npz"):
+            names = ", ".join(map(repr, shipped_policies())) or "none installed"
+            raise TypeError(
+                f"prior must be a policy: a policy file ending in .npz or a shipped policy's "
+                f"name ({names}), got {prior!r}"
+            )
+        return load_policy(shipped.path if shipped else prior, name=prior)
+    if not callable(getattr(prior, "action_probabilities", None)):
         raise TypeError(
-            f"prior must be a policy (a policy file or a shipped policy's name such as "
-            f"'sixtysix-ppo'), got {prior!r}"
+            f"prior must be a policy (a policy file, a shipped policy's name or a policy "
+            f"agent with action_probabilities), got {prior!r}"
         )
-    return agent
+    return prior

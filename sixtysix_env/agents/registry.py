@@ -20,13 +20,14 @@ from typing import Any
 from ..errors import SixtySixError
 from ..shipped import shipped_policies
 from .base import Agent, RandomAgent
-from .expert import ExpertAgent
+from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "expert": ExpertAgent,
+    "guided": GuidedExpertAgent,
 }
 
 #: Module that loads exported policy files (built by the training issue).

@@ -99,6 +99,8 @@ THINKING_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 THINKING_WAIT_S = 30.0
 #: The expert's search time per move in an unseeded server (seconds).
 THINK_SECONDS = 2.0
+#: Search agents whose thinking time an unseeded server bounds by THINK_SECONDS.
+SEARCHERS = ("expert", "guided")
 #: Bytes a request body may have: a move is a few.
 MAX_BODY_BYTES = 16 * 1024
 
@@ -192,8 +194,8 @@ class _Api:
     def opponent_spec(self, name: str) -> object:
         # The expert's search time is what a request can cost: bound it per
         # move (an unseeded server only: a time budget is not reproducible).
-        if name == "expert" and self.seed is None and self.think_seconds is not None:
-            return make_agent("expert", time_budget=self.think_seconds)
+        if name in SEARCHERS and self.seed is None and self.think_seconds is not None:
+            return make_agent(name, time_budget=self.think_seconds)
         return name
 
     def game(self, gid: str) -> StoredGame:
@@ -225,8 +227,10 @@ class _Api:
             self.store.admit(client)
         except TooManyGames:
             raise ApiError(
-                429, f"too many new matches from this address (at most {self.store.per_minute} "
-                "a minute): wait a minute", retry_after=60
+                429,
+                f"too many new matches from this address (at most {self.store.per_minute} "
+                "a minute): wait a minute",
+                retry_after=60,
             ) from None
 
     @staticmethod
@@ -240,7 +244,7 @@ class _Api:
                 '"exchange" or "close"',
             )
         if len(data) != 1:
-            raise ApiError(400, "the request may only contain \"action\"")
+            raise ApiError(400, 'the request may only contain "action"')
         return action.strip()
 
     def _answer(self, gid: str, session: GameSession, steps: Sequence[Step] = ()) -> Response:

@@ -126,3 +126,18 @@ def test_best_actions_reach_the_value():
         value0 = sv.value(s)
         assert best == (value0 if s.current_player() == 0 else -value0)
         assert moves and all(m in s.legal_actions() for m in moves)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_RULES))
+def test_kept_tables_change_no_value(name):
+    """A solver that keeps its transposition tables across calls gives every value unchanged."""
+    rules = ALL_RULES[name]
+    closed = strict_positions(rules, 150, seed=31, max_cards=5, close_prob=0.5)
+    exhausted = strict_positions(rules, 150, seed=32, max_cards=5, close_prob=0.0)
+    fresh, kept = Solver(make_rules(rules)), Solver(make_rules(rules), keep_tables=True)
+    for s in closed + exhausted + closed[::-1]:
+        assert kept.value(s) == fresh.value(s), s
+        assert kept.action_values(s) == fresh.action_values(s), s
+    assert kept._tables  # the tables were kept ...
+    kept.clear()
+    assert not kept._tables  # ... until cleared

@@ -261,7 +261,8 @@ class ExpertAgent:
     def _solver(self, rules) -> Solver:
         sv = self._solvers.get(rules)
         if sv is None:
-            sv = self._solvers[rules] = Solver(rules)
+            # Kept tables: the positions solved for one decision share much of their trees.
+            sv = self._solvers[rules] = Solver(rules, keep_tables=True)
         return sv
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
@@ -281,6 +282,7 @@ class ExpertAgent:
         if a is not None:
             return a, {}
         solver = self._solver(view.rules)
+        solver.clear()  # tables of another decision: mostly other cards, only memory
         me = self._me = view.seat
         sign = 1 if me == 0 else -1
         if view.closed_by is None and view.stock_left == 0:

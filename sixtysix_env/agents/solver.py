@@ -46,12 +46,23 @@ class Solver:
     """Alpha-beta over the remaining tricks of a strict-phase position.
 
     One solver serves one rule configuration; ``nodes`` counts the positions
-    searched (for benchmarks). The transposition table lives for one call.
+    searched (for benchmarks). The transposition table lives for one call,
+    unless ``keep_tables``: then each table (one per trump suit and closing
+    situation) is kept and shared by later calls until :meth:`clear`. Its
+    entries are exact bounds on a position's value, so sharing them changes
+    no value, only the work (a search bot solving many related positions for
+    one decision clears it once per decision).
     """
 
-    def __init__(self, rules: RuleConfig) -> None:
+    def __init__(self, rules: RuleConfig, keep_tables: bool = False) -> None:
         self.rules = rules
         self.nodes = 0
+        self.keep_tables = keep_tables
+        self._tables: dict[tuple, _Search] = {}
+
+    def clear(self) -> None:
+        """Forget the kept transposition tables (``keep_tables``)."""
+        self._tables.clear()
 
     # -- public -------------------------------------------------------------
 
@@ -103,13 +114,24 @@ class Solver:
             if rules.opponent_totals_at == "close":
                 close_total = counted_total(*info)
                 close_tricks = info[2]
-        return _Search(self, state, fail_pen, close_total, close_tricks)
+        if not self.keep_tables:
+            return _Search(self, state, fail_pen, close_total, close_tricks)
+        key = (state.trump_suit, fail_pen, close_total, close_tricks)
+        prev = self._tables.get(key)
+        search = _Search(self, state, fail_pen, close_total, close_tricks, prev)
+        if prev is None:
+            self._tables[key] = search
+        return search
 
 
 class _Search:
     """One solve: constants bound once, recursion over plain ints."""
 
-    def __init__(self, solver: Solver, state: State, fail_pen, close_total, close_tricks):
+    def __init__(
+        self, solver: Solver, state: State, fail_pen, close_total, close_tricks, tables=None
+    ):
+        """``tables``: an earlier search with the same constants whose functions (and
+        transposition table) this one reuses instead of building its own."""
         self.solver = solver
         rules = solver.rules
         pos = state.search_position()
@@ -120,6 +142,11 @@ class _Search:
         self.root_marry = (
             marriage_refusal(rules, pos.tricks_l > 0, True, 0, bool(pos.just_closed)) is None
         )
+        if tables is not None:
+            self.follow, self.lead_node = tables.follow, tables.lead_node
+            self.went_out, self.ran_out = tables.went_out, tables.ran_out
+            self.trump_suit, self.marriage_points = tables.trump_suit, tables.marriage_points
+            return
         self._build(
             trump_suit=pos.trump_suit,
             must_beat=rules.must_beat_in_suit,

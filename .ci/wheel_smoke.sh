@@ -79,6 +79,13 @@ while not state.is_terminal():
     state = state.apply(agent.act(player_view(state, seat), rng))
 print("a hand against sixtysix-ppo:", state.result.explain())
 
+guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
+state = new_hand(seed=2, dealer=1)
+while not state.is_terminal():
+    seat = state.current_player()
+    state = state.apply((guided if seat == 0 else me).act(player_view(state, seat), rng))
+print("a hand of guided (its prior from the package):", state.result.explain())
+
 try:
     make_agent("sixtysix-pp")
 except AgentSpecError as e:

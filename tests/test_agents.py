@@ -343,18 +343,31 @@ def test_rollout_policy_plays_only_its_seat_in_the_open_phase():
             calls.append(state)
             return state.legal_actions()[0]
 
-        val = rollout_value(s, sv, close=False, policy=lowest, policy_seat=seat)
+        val = rollout_value(s, sv, close=False, policy=lowest, policy_seats=(seat,))
         assert -3 <= val <= 3
         assert calls  # each seat moves in the open phase of a fresh hand
     with pytest.raises(AgentSpecError, match="rollout_prior needs a prior"):
         make_agent("expert:rollout_prior=true")
+    with pytest.raises(AgentSpecError, match="rollout_opponent='prior' needs a prior"):
+        make_agent("expert:rollout_opponent=prior")
+    with pytest.raises(AgentSpecError, match="rollout_opponent must be 'heuristic' or 'prior'"):
+        make_agent("guided:rollout_opponent=me")
+    both, calls = [], []
+    for seat in (0, 1):
+        s = new_hand(11, dealer=seat)
+        rollout_value(s, sv, close=False, policy=lambda st: calls.append(st.current_player())
+                      or st.legal_actions()[0], policy_seats=(0, 1))
+        both.append(set(calls))
+    assert both[-1] == {0, 1}
 
 
 def test_expert_with_rollout_prior_plays_legal_hands():
     e = ExpertAgent(samples=2, prior="sixtysix-ppo", rollout_prior=True)
     results = play_hands((e, HeuristicAgent()), "altmisalti", 3, seed=6)
     results += play_hands((HeuristicAgent(), e), "altmisalti", 3, seed=7)
-    assert len(results) == 6
+    both = make_agent("guided:samples=2,rollout_opponent=prior")
+    results += play_hands((both, HeuristicAgent()), "altmisalti", 3, seed=8)
+    assert len(results) == 9
 
 
 def test_guided_is_the_expert_with_the_shipped_prior():

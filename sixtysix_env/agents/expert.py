@@ -108,14 +108,14 @@ def rollout_value(
     searcher: int = -1,
     close_points: int = 30,
     policy=None,
-    policy_seat: int = -1,
+    policy_seats: tuple[int, ...] = (),
 ) -> int:
     """Seat 0's game points: rollout rules while the stock is open, then exact.
 
     Seat ``searcher`` (if 0 or 1) closes in the rollout whenever closing wins
     in the sampled deal (one exact solve), once it has ``close_points``.
     ``policy`` (a function of a state to an action), if given, plays seat
-    ``policy_seat``'s rollout moves instead of the heuristic's rules.
+    the rollout moves of the seats in ``policy_seats`` instead of the heuristic's rules.
     """
     while s.result is None:
         if s.is_strict():
@@ -131,7 +131,7 @@ def rollout_value(
             elif _rollout_close(s):
                 s = s.apply(CLOSE)
                 continue
-        if policy is not None and s.current_player() == policy_seat:
+        if policy is not None and s.current_player() in policy_seats:
             s = s.apply(policy(s))
         else:
             s = s.apply(rollout_action(s))
@@ -177,6 +177,7 @@ class ExpertAgent:
         prior: str | None = None,
         prior_weight: float = 0.0,
         rollout_prior: bool = False,
+        rollout_opponent: str = "heuristic",
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -210,6 +211,8 @@ class ExpertAgent:
         * ``rollout_prior``: in open-phase rollouts this seat plays the
           prior's argmax instead of the heuristic's rules (the opponent keeps
           the heuristic's); the closing rules above still apply.
+        * ``rollout_opponent``: who plays the opponent's rollout moves:
+          "heuristic" (its rules) or "prior" (the prior's argmax, needs a prior).
         """
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
@@ -247,6 +250,15 @@ class ExpertAgent:
                 "prior_weight needs a prior (a policy file or a shipped policy's name)"
             )
         self.rollout_prior = rollout_prior
+        if rollout_opponent not in ("heuristic", "prior"):
+            raise ValueError(
+                f"rollout_opponent must be 'heuristic' or 'prior', got {rollout_opponent!r}"
+            )
+        if rollout_opponent == "prior" and self._prior is None:
+            raise ValueError(
+                "rollout_opponent='prior' needs a prior (a policy file or a shipped policy's name)"
+            )
+        self.rollout_opponent = rollout_opponent
         if rollout_prior and self._prior is None:
             raise ValueError(
                 "rollout_prior needs a prior (a policy file or a shipped policy's name)"
@@ -345,9 +357,16 @@ class ExpertAgent:
             self.rollout_close,
             self._me if self.rollout_solve_close else -1,
             self.rollout_close_points,
-            self._prior_move if self.rollout_prior else None,
-            self._me,
+            self._prior_move,
+            self._prior_seats(),
         )
+
+    def _prior_seats(self) -> tuple[int, ...]:
+        """The seats whose rollout moves the prior plays."""
+        seats = (self._me,) if self.rollout_prior else ()
+        if self.rollout_opponent == "prior":
+            seats += (1 - self._me,)
+        return seats
 
     def _prior_move(self, s: State) -> int:
         """The prior's argmax in a sampled state, for this seat's rollout moves."""

@@ -23,6 +23,7 @@ def describe_agents() -> str:
         if opts:
             lines.extend(textwrap.wrap(opts, 96, initial_indent=pad, subsequent_indent=pad + "  "))
     shipped = shipped_policies()
+    width = max([14, *map(len, shipped)])
     lines.append("")
     lines.append(
         "shipped policies (game points per hand measured at export, paired deals, argmax):"
@@ -32,7 +33,9 @@ def describe_agents() -> str:
     for name, sp in shipped.items():
         s = policy_summary(sp.path)
         steps = f"{s['steps']:,} training steps" if s["steps"] else "training steps unknown"
-        lines.append(f"  {name:<14} {s['rules']} rules, {steps}; option deterministic=True|False")
+        lines.append(
+            f"  {name:<{width}} {s['rules']} rules, {steps}; option deterministic=True|False"
+        )
         for opp, f in s["against"].items():
             lines.append(f"{pad}vs {opp:<10} {figure(f)}")
         lines.append(f"{pad}file: {sp.path}")

@@ -381,3 +381,10 @@ def test_guided_is_the_expert_with_the_shipped_prior():
     assert (g2.rollout_prior, g2.samples) == (False, 8)
     view = open_views(1, seed=3)[0]
     assert g.act(view, random.Random(0)) in view.legal_actions()
+
+
+def test_a_sampling_prior_plays_its_argmax_in_rollouts():
+    sampling = make_agent("sixtysix-ppo:deterministic=false")
+    e = ExpertAgent(samples=2, prior=sampling, rollout_prior=True)
+    assert e._prior.deterministic and sampling.deterministic is False
+    assert e._prior.network is sampling.network

@@ -10,15 +10,19 @@
     sampled position is solved exactly;
   - in the open phase the action is followed by a fast rollout until the
     stock is closed or exhausted, and the rest is solved exactly. In the
-    rollout both seats play the heuristic's open-phase rules; the opponent
-    closes by the heuristic's count of sure tricks, and this seat closes as
-    soon as the sampled deal proves that closing wins (one exact solve), so
-    the value of closing later is seen too.
+    rollout both seats play the heuristic's open-phase rules (or a ``prior``
+    policy's argmax, for the seats ``rollout_prior`` and ``rollout_opponent``
+    give it); the opponent closes by the heuristic's count of sure tricks,
+    and this seat closes as soon as the sampled deal proves that closing
+    wins (one exact solve), so the value of closing later is seen too.
 
-  The action with the best mean wins; the heuristic's choice is kept when it
-  is within ``margin`` of the best (sampling noise should not overturn sound
-  play), and after ``prune_after`` samples actions far behind the best stop
-  being sampled. The trump 9 is always exchanged.
+  The action with the best mean wins; the heuristic's choice (with a
+  ``prior``, the policy's) is kept when it is within ``margin`` of the best
+  (sampling noise should not overturn sound play), and after
+  ``prune_after`` samples actions far behind the best stop being sampled.
+  The trump 9 is always exchanged. The solver keeps its tables for the
+  whole decision. ``guided`` (:class:`GuidedExpertAgent`) is this search
+  with the shipped ``sixtysix-ppo`` as its prior (docs/strength.md).
 
 ``samples`` bounds the number of sampled deals per decision and
 ``time_budget`` (seconds, optional) stops sampling early; with a time budget
@@ -114,8 +118,8 @@ def rollout_value(
 
     Seat ``searcher`` (if 0 or 1) closes in the rollout whenever closing wins
     in the sampled deal (one exact solve), once it has ``close_points``.
-    ``policy`` (a function of a state to an action), if given, plays seat
-    the rollout moves of the seats in ``policy_seats`` instead of the heuristic's rules.
+    ``policy`` (a function of a state to an action), if given, plays the
+    rollout moves of the seats in ``policy_seats`` instead of the heuristic's rules.
     """
     while s.result is None:
         if s.is_strict():
@@ -369,7 +373,7 @@ class ExpertAgent:
         return seats
 
     def _prior_move(self, s: State) -> int:
-        """The prior's argmax in a sampled state, for this seat's rollout moves."""
+        """The prior's argmax in a sampled state, for the rollout moves it plays."""
         return self._prior.act(player_view(s, s.current_player()), _NO_RNG)
 
     def _choose(self, view: PlayerView, rng: random.Random, vals: dict[int, float]) -> int:
@@ -430,4 +434,7 @@ def _load_prior(prior):
             f"prior must be a policy (a policy file, a shipped policy's name or a policy "
             f"agent with action_probabilities), got {prior!r}"
         )
+    if getattr(prior, "deterministic", True) is False:
+        # The rollouts play the prior's argmax: a sampling agent gets its argmax twin.
+        prior = type(prior)(prior.network, prior.metadata, deterministic=True, name=prior.name)
     return prior

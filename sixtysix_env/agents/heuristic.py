@@ -119,8 +119,8 @@ def open_follow(
             if my_points + tp >= going_out:
                 score = 1000 - CARD_POINTS[c]
             else:
-                score = (
-                    tp - future_value(c, hand, trump_suit, unseen, True) + (15 if need_trick else 0)
+                score = tp - future_value(c, hand, trump_suit, unseen, True) + (
+                    15 if need_trick else 0
                 )
         elif opp_points + tp >= going_out:
             score = -1000 - tp
@@ -289,7 +289,6 @@ class HeuristicAgent:
         # Marriages: the trump one first; go out with it if it reaches 66.
         marriages = [a for a in range(FIRST_MARRIAGE, FIRST_MARRIAGE + 8) if legal >> a & 1]
         if marriages:
-
             def worth(a: int) -> int:
                 return marriage_points(MARRIAGE_CARD[a - FIRST_MARRIAGE] // NUM_RANKS, ts)
 
@@ -312,8 +311,7 @@ class HeuristicAgent:
         # Need a trick to declare a marriage later: lead a side ace if we have one.
         if not view.tricks_won[me] and _marriage_halves(hand):
             aces = [
-                c
-                for c in cards
+                c for c in cards
                 if c % 6 == ACE and c // 6 != ts and not _marriage_halves(hand) >> c & 1
             ]
             if aces and view.card_points[1 - me] + 21 < going_out:
@@ -359,7 +357,10 @@ class HeuristicAgent:
         unseen = view.unseen()
         go = view.rules.going_out
         cards = _bits(legal & 0xFFFFFF)
-        winners = [c for c in cards if (c // 6 == ls and c > lead) or (c // 6 == ts and ls != ts)]
+        winners = [
+            c for c in cards
+            if (c // 6 == ls and c > lead) or (c // 6 == ts and ls != ts)
+        ]
         losers = [c for c in cards if c not in winners]
         my_pts = view.card_points[me] + view.marriage_points[me]
 
@@ -383,6 +384,4 @@ class HeuristicAgent:
             return min(cards, key=lambda c: (CARD_POINTS[c] + (15 if c // 6 == ts else 0), c))
         # Open phase: weigh the points of the trick against the card spent.
         need_trick = not view.tricks_won[me] and bool(_marriage_halves(hand))
-        return open_follow(
-            hand, legal & 0xFFFFFF, lead, ts, my_pts, opp_pts, go, need_trick, unseen
-        )
+        return open_follow(hand, legal & 0xFFFFFF, lead, ts, my_pts, opp_pts, go, need_trick, unseen)

@@ -159,14 +159,7 @@ class _Search:
         )
 
     def _build(
-        self,
-        trump_suit,
-        must_beat,
-        marry_any,
-        going_out,
-        bonus,
-        fail_pen,
-        close_total,
+        self, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
         close_tricks,
     ):
         # The rules of docs/rules.md bound to locals: the hot path reads no global.
@@ -247,17 +240,8 @@ class _Search:
                         else:
                             # The follower leads next: swap sides, negate.
                             val = -lead_node(
-                                hf2,
-                                hl,
-                                cf2,
-                                cl,
-                                mf,
-                                ml,
-                                tf + 1,
-                                tl,
-                                (1 - clo) if clo >= 0 else -1,
-                                -beta,
-                                -alpha,
+                                hf2, hl, cf2, cl, mf, ml, tf + 1, tl,
+                                (1 - clo) if clo >= 0 else -1, -beta, -alpha,
                             )
                     else:
                         cl2 = cl + pts
@@ -266,7 +250,9 @@ class _Search:
                         elif last:
                             val = ran_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
                         else:
-                            val = lead_node(hl, hf2, cl2, cf, ml, mf, tl + 1, tf, clo, alpha, beta)
+                            val = lead_node(
+                                hl, hf2, cl2, cf, ml, mf, tl + 1, tf, clo, alpha, beta
+                            )
                     if val < best:
                         best = val
                         if val < beta:

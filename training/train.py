@@ -168,7 +168,8 @@ def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     printer(
-        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} (against {cfg.bc_opponent})"
+        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
+        f"(against {cfg.bc_opponent})"
     )
     data = bc.collect(
         cfg.bc_teacher,

@@ -227,10 +227,8 @@ class _Api:
             self.store.admit(client)
         except TooManyGames:
             raise ApiError(
-                429,
-                f"too many new matches from this address (at most {self.store.per_minute} "
-                "a minute): wait a minute",
-                retry_after=60,
+                429, f"too many new matches from this address (at most {self.store.per_minute} "
+                "a minute): wait a minute", retry_after=60
             ) from None
 
     @staticmethod
@@ -244,7 +242,7 @@ class _Api:
                 '"exchange" or "close"',
             )
         if len(data) != 1:
-            raise ApiError(400, 'the request may only contain "action"')
+            raise ApiError(400, "the request may only contain \"action\"")
         return action.strip()
 
     def _answer(self, gid: str, session: GameSession, steps: Sequence[Step] = ()) -> Response:

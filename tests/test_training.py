@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -326,10 +327,25 @@ def test_same_seed_same_weights(tmp_path):
 # -- warm start from a policy file --------------------------------------------------------
 
 
-def test_init_policy_errors_name_the_problem(smoke_run):
+def _small_policy_file(path) -> str:
+    """A policy file with a random 349 -> 32 -> 16 -> 34 network (no training needed)."""
+    from sixtysix_env.policy import PolicyNetwork, save_policy
+
+    rng = np.random.default_rng(0)
+    sizes = [349, 32, 16, 34]
+    net = PolicyNetwork(
+        [rng.normal(0, 0.1, (a, b)) for a, b in itertools.pairwise(sizes)],
+        [np.zeros(b) for b in sizes[1:]],
+        "relu",
+    )
+    save_policy(path, net)
+    return str(path)
+
+
+def test_init_policy_errors_name_the_problem(tmp_path):
     from sixtysix_training.train import init_network
 
-    policy = str(smoke_run[0] / "policy.npz")
+    policy = _small_policy_file(tmp_path / "small.npz")
     ok = load_config(None, ["net_arch=[32, 16]", "bc_teacher=null", f"init_policy={policy}"])
     assert init_network(ok).layers == [[349, 32], [32, 16], [16, 34]]
     cases = [

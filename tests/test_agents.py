@@ -388,3 +388,23 @@ def test_a_sampling_prior_plays_its_argmax_in_rollouts():
     e = ExpertAgent(samples=2, prior=sampling, rollout_prior=True)
     assert e._prior.deterministic and sampling.deterministic is False
     assert e._prior.network is sampling.network
+
+
+@pytest.mark.parametrize(("opponent", "seats"), [("heuristic", "me"), ("prior", "both")])
+def test_the_prior_plays_the_rollout_moves_of_the_seats_it_is_given(opponent, seats):
+    e = make_agent(f"guided:samples=3,rollout_opponent={opponent}")
+    movers = []
+    inner = e._prior_move
+
+    def spy(state):
+        movers.append(state.current_player())
+        return inner(state)
+
+    e._prior_move = spy
+    for view in open_views(4, seed=12):
+        del movers[:]
+        e.decide(view, random.Random(0))
+        expected = {view.seat} if seats == "me" else {0, 1}
+        assert movers and set(movers) <= expected
+        if seats == "both":
+            assert set(movers) == {0, 1}

@@ -57,10 +57,15 @@ _LABEL = re.compile(r"(10|[9JQKA])([\u2663\u2666\u2665\u2660])")
 
 
 def cards_mentioned(obj) -> set[str]:
-    """Card codes named anywhere in a JSON value: as codes (KH) or labels (K♥, 10♥)."""
+    """Card codes named anywhere in a JSON value: as codes (KH) or labels (K♥, 10♥).
+
+    The game id is skipped: it is a random token and may contain "_KH_" by chance.
+    """
     found: set[str] = set()
     if isinstance(obj, dict):
         for k, v in obj.items():
+            if k == "game_id":
+                continue
             found |= cards_mentioned(k) | cards_mentioned(v)
     elif isinstance(obj, list):
         for v in obj:
@@ -94,6 +99,7 @@ def test_the_leak_scanner_can_fail():
     planted = {"a": [{"text": "the computer holds 10\u2665"}], "b": "KS"}
     assert cards_mentioned(planted) & hidden == {"TH", "KS"}
     assert cards_mentioned({"x": "ASK", "y": "TSX 9C5"}) == set()
+    assert cards_mentioned({"game_id": "FWqhVnp_KH_tOxP8"}) == set()  # a random token
 
 
 def test_no_response_names_a_card_the_player_may_not_know(app, client):

@@ -162,17 +162,15 @@ def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, 
     return model, state
 
 
-def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
-    """Warm start: fit the policy to the teacher's recorded decisions; the cloning's figures."""
+def _collect_and_fit(
+    cfg: TrainConfig, model, logger, player: str, fit_policy: bool, fit_value: bool
+) -> dict[str, Any]:
+    """``bc_hands`` hands of ``player`` (against ``bc_opponent``) recorded and fitted (bc.py)."""
     from . import bc
 
     t0 = time.perf_counter()
-    printer(
-        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
-        f"(against {cfg.bc_opponent})"
-    )
     data = bc.collect(
-        cfg.bc_teacher,
+        player,
         cfg.bc_opponent,
         cfg.bc_hands,
         cfg.rules,
@@ -186,17 +184,29 @@ def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
         cfg.bc_epochs,
         cfg.bc_batch_size,
         cfg.bc_learning_rate,
-        cfg.bc_value,
+        fit_value,
         cfg.seed,
         logger,
         cfg.vf_coef,
+        fit_policy=fit_policy,
     )
     stats["collect_seconds"] = collect_s
+    return stats
+
+
+def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
+    """Warm start: fit the policy to the teacher's recorded decisions; the cloning's figures."""
+    printer(
+        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
+        f"(against {cfg.bc_opponent})"
+    )
+    stats = _collect_and_fit(cfg, model, logger, cfg.bc_teacher, True, cfg.bc_value)
     stats["teacher"] = cfg.bc_teacher
     last = stats["epochs"][-1]
     printer(
-        f"behaviour cloning: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, "
-        f"fitted in {stats['seconds']:.0f} s; accuracy {last['accuracy']:.3f}"
+        f"behaviour cloning: {stats['decisions']:,} decisions, collected in "
+        f"{stats['collect_seconds']:.0f} s, fitted in {stats['seconds']:.0f} s; "
+        f"accuracy {last['accuracy']:.3f}"
     )
     return stats
 
@@ -228,10 +238,8 @@ def _start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, An
     """Warm start: the policy file's weights into the actor, then its play fits the critic."""
     import numpy as np
 
-    from . import bc
     from .numpy_policy import load_into_policy, network_from_policy
 
-    t0 = time.perf_counter()
     network = init_network(cfg)
     load_into_policy(model.policy, network)
     copied = network_from_policy(model.policy)
@@ -242,34 +250,13 @@ def _start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, An
         f"starting from {cfg.init_policy}: actor {network.layers}; fitting the value network "
         f"on {cfg.bc_hands:,} of its hands (against {cfg.bc_opponent})"
     )
-    data = bc.collect(
-        cfg.init_policy,
-        cfg.bc_opponent,
-        cfg.bc_hands,
-        cfg.rules,
-        cfg.seed,
-        progress=cfg.progress_bar,
-    )
-    collect_s = time.perf_counter() - t0
-    stats = bc.pretrain(
-        model.policy,
-        data,
-        cfg.bc_epochs,
-        cfg.bc_batch_size,
-        cfg.bc_learning_rate,
-        True,
-        cfg.seed,
-        logger,
-        cfg.vf_coef,
-        fit_policy=False,
-    )
-    stats["collect_seconds"] = collect_s
+    stats = _collect_and_fit(cfg, model, logger, cfg.init_policy, False, True)
     stats["init_policy"] = cfg.init_policy
     last = stats["epochs"][-1]
     printer(
-        f"value fit: {stats['decisions']:,} decisions, collected in {collect_s:.0f} s, fitted in "
-        f"{stats['seconds']:.0f} s; value loss {last['value_loss']:.3f}, "
-        f"the actor's own moves {last['accuracy']:.3f}"
+        f"value fit: {stats['decisions']:,} decisions, collected in "
+        f"{stats['collect_seconds']:.0f} s, fitted in {stats['seconds']:.0f} s; value loss "
+        f"{last['value_loss']:.3f}, the actor's own moves {last['accuracy']:.3f}"
     )
     return stats
 

@@ -355,14 +355,15 @@ class ExpertAgent:
             return solver.value(s2)
         if self.exact_last_trick and s2.lead_card is not None and s2.stock_left == 1:
             return _best_reply_value(s2, solver)
+        seats = self._prior_seats()
         return rollout_value(
             s2,
             solver,
             self.rollout_close,
             self._me if self.rollout_solve_close else -1,
             self.rollout_close_points,
-            self._prior_move,
-            self._prior_seats(),
+            self._prior_move if seats else None,  # None: no per-move seat test in the rollout
+            seats,
         )
 
     def _prior_seats(self) -> tuple[int, ...]:

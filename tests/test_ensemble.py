@@ -1,0 +1,122 @@
+"""Merging policy files into one network that plays their averaged logits (issue 12)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.policy import PolicyNetwork, read_policy, save_policy
+from sixtysix_env.rules import make_rules
+from sixtysix_training.ensemble import average_networks, main, merge_policy_files
+
+
+def _net(seed: int, hidden=(16, 8), activation: str = "relu") -> PolicyNetwork:
+    rng = np.random.default_rng(seed)
+    sizes = [OBS_SIZE, *hidden, NUM_ACTIONS]
+    ws = [rng.normal(0, 0.5, (a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
+    bs = [rng.normal(0, 0.1, (b,)).astype(np.float32) for b in sizes[1:]]
+    return PolicyNetwork(ws, bs, activation)
+
+
+def _obs(n: int = 200) -> np.ndarray:
+    return (np.random.default_rng(99).random((n, OBS_SIZE)) < 0.3).astype(np.float32)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+@pytest.mark.parametrize("hidden", [((16, 8), (5, 11), (7, 3)), ((12,), (4,), (9,))])
+def test_merged_logits_are_the_weighted_mean_of_the_members(activation, hidden):
+    nets = [_net(i, h, activation) for i, h in enumerate(hidden)]
+    x = _obs()
+    mean = average_networks(nets)
+    np.testing.assert_allclose(
+        mean.logits(x), sum(n.logits(x) for n in nets) / 3, rtol=1e-4, atol=1e-4
+    )
+    weighted = average_networks(nets, [1, 2, 5])
+    want = (nets[0].logits(x) + 2 * nets[1].logits(x) + 5 * nets[2].logits(x)) / 8
+    np.testing.assert_allclose(weighted.logits(x), want, rtol=1e-4, atol=1e-4)
+    # One plain MLP, as wide as the members together.
+    assert weighted.hidden == [sum(h[k] for h in hidden) for k in range(len(hidden[0]))]
+    assert weighted.activation == activation
+
+
+def test_networks_without_hidden_layers_average_their_one_layer():
+    nets = [_net(i, ()) for i in range(2)]
+    x = _obs()
+    merged = average_networks(nets)
+    assert merged.hidden == []
+    np.testing.assert_allclose(
+        merged.logits(x), (nets[0].logits(x) + nets[1].logits(x)) / 2, rtol=1e-4, atol=1e-4
+    )
+
+
+@pytest.mark.parametrize(
+    "nets, weights, message",
+    [
+        ([_net(0)], None, "at least two"),
+        ([_net(0), _net(1, activation="tanh")], None, "activation"),
+        ([_net(0), _net(1, (16,))], None, "depth"),
+        ([_net(0), _net(1)], [1.0], "one weight per network"),
+        ([_net(0), _net(1)], [1.0, 0.0], "positive"),
+        ([_net(0), _net(1)], [1.0, float("nan")], "positive"),
+    ],
+)
+def test_bad_members_or_weights_are_refused_by_name(nets, weights, message):
+    with pytest.raises(ValueError, match=message):
+        average_networks(nets, weights)
+
+
+def _policy_file(path, seed: int, rules: str = "altmisalti") -> str:
+    save_policy(
+        path,
+        _net(seed),
+        {
+            "name": f"member{seed}",
+            "rules": make_rules(rules).to_dict(),
+            "rule_preset": rules,
+            "training": {"steps": 1000 + seed, "config": {"name": "t", "seed": seed}},
+        },
+    )
+    return str(path)
+
+
+def test_merged_file_loads_plays_and_names_its_members(tmp_path):
+    a = _policy_file(tmp_path / "a.npz", 1)
+    b = _policy_file(tmp_path / "b.npz", 2)
+    out = tmp_path / "ab.npz"
+    rc = main([a, b, "-o", str(out), "--weights", "3", "1", "--eval-deals", "5", "--name", "ab"])
+    assert rc == 0
+    net, meta = read_policy(out)
+    x = _obs()
+    na, _ = read_policy(a)
+    nb, _ = read_policy(b)
+    np.testing.assert_allclose(
+        net.logits(x), 0.75 * na.logits(x) + 0.25 * nb.logits(x), rtol=1e-4, atol=1e-4
+    )
+    assert meta["name"] == "ab"
+    members = meta["training"]["members"]
+    assert [m["name"] for m in members] == ["member1", "member2"]
+    assert [m["weight"] for m in members] == [0.75, 0.25]
+    assert meta["training"]["steps"] == 2003
+    assert meta["evaluation"]["at_export"]["against"]["heuristic"]["paired_deals"] == 5
+
+
+def test_members_under_other_rules_are_refused_and_nothing_is_written(tmp_path):
+    a = _policy_file(tmp_path / "a.npz", 1)
+    b = _policy_file(tmp_path / "b.npz", 2, rules="santase")
+    out = tmp_path / "ab.npz"
+    with pytest.raises(ValueError, match="other rules"):
+        merge_policy_files([a, b], str(out), eval_deals=0)
+    assert not out.exists()
+
+
+def test_cli_names_a_bad_policy_and_a_bad_weight_count(tmp_path, capsys):
+    a = _policy_file(tmp_path / "a.npz", 1)
+    assert main([a, "no-such-policy", "-o", str(tmp_path / "x.npz"), "--eval-deals", "0"]) == 1
+    assert "neither a policy file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([a, a, "-o", str(tmp_path / "x.npz"), "--weights", "1"])
+    assert "2 policies" in capsys.readouterr().err

@@ -1,0 +1,254 @@
+"""Merge policy files into one network that plays their averaged logits.
+
+    python -m sixtysix_training.ensemble A.npz B.npz C.npz -o merged.npz --name my-ensemble \\
+        --eval-opponents random@10000 heuristic@10000 expert@1000 --eval-seed 11 --workers 2
+
+The members must share the observation version, the rules, the activation
+and the number of hidden layers (their widths may differ). The result is one
+plain multi-layer perceptron, no wrapper: the first layer puts the members'
+first layers side by side, each further hidden layer is block-diagonal (a
+member's units see only that member's units), and the output layer sums the
+members' output layers scaled by their weights. So its logits are exactly
+``sum_i w_i * logits_i(obs)`` (up to float32 rounding) and it loads, plays and
+evaluates wherever a policy file does, with numpy alone. Weights default to
+equal (the mean); they must be positive and are normalised to sum to 1.
+
+An average of independently trained networks is the classic ensemble: their
+errors are partly independent, so the average's argmax errs less often than
+a member's. The cost is width: N members of width H make a network of width
+N*H, whose block-diagonal layers do N times the work of one member.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
+
+from .figures import evaluate_at_export, export_lines
+
+__all__ = ["average_networks", "main", "merge_policy_files"]
+
+
+def average_networks(
+    networks: Sequence[PolicyNetwork], weights: Sequence[float] | None = None
+) -> PolicyNetwork:
+    """One network whose logits are the weighted mean of the ``networks``' logits.
+
+    Raises ``ValueError`` naming the mismatch when the members differ in
+    activation, depth, input size or output size, or when a weight is not a
+    positive finite number.
+    """
+    nets = list(networks)
+    if len(nets) < 2:
+        raise ValueError(f"an ensemble needs at least two networks, got {len(nets)}")
+    if weights is None:
+        weights = [1.0] * len(nets)
+    w = np.asarray(list(weights), dtype=np.float64)
+    if w.shape != (len(nets),):
+        raise ValueError(f"{len(w)} weights for {len(nets)} networks; give one weight per network")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"ensemble weights must be positive finite numbers, got {list(weights)}")
+    w = w / w.sum()
+    first = nets[0]
+    for i, net in enumerate(nets[1:], start=1):
+        if net.activation != first.activation:
+            raise ValueError(
+                f"network {i} uses {net.activation}, network 0 uses {first.activation}; "
+                "members must share the activation"
+            )
+        if len(net.weights) != len(first.weights):
+            raise ValueError(
+                f"network {i} has {len(net.weights)} layers, network 0 has "
+                f"{len(first.weights)}; members must have the same depth"
+            )
+        if net.weights[0].shape[0] != first.weights[0].shape[0]:
+            raise ValueError(
+                f"network {i} reads {net.weights[0].shape[0]} inputs, network 0 reads "
+                f"{first.weights[0].shape[0]}"
+            )
+        if net.weights[-1].shape[1] != first.weights[-1].shape[1]:
+            raise ValueError(
+                f"network {i} gives {net.weights[-1].shape[1]} outputs, network 0 gives "
+                f"{first.weights[-1].shape[1]}"
+            )
+    depth = len(first.weights)
+    if depth == 1:  # no hidden layer: the logits are linear, so average the layer itself
+        wt = sum(wi * n.weights[0].astype(np.float64) for wi, n in zip(w, nets))
+        bs = sum(wi * n.biases[0].astype(np.float64) for wi, n in zip(w, nets))
+        return PolicyNetwork([wt], [bs], first.activation)
+    out_w: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    # First layer: the members side by side, reading the same input.
+    out_w.append(np.concatenate([n.weights[0] for n in nets], axis=1))
+    out_b.append(np.concatenate([n.biases[0] for n in nets]))
+    # Hidden-to-hidden layers: block-diagonal.
+    for layer in range(1, depth - 1):
+        rows = sum(n.weights[layer].shape[0] for n in nets)
+        cols = sum(n.weights[layer].shape[1] for n in nets)
+        block = np.zeros((rows, cols), dtype=np.float32)
+        r = c = 0
+        for n in nets:
+            h_in, h_out = n.weights[layer].shape
+            block[r : r + h_in, c : c + h_out] = n.weights[layer]
+            r, c = r + h_in, c + h_out
+        out_w.append(block)
+        out_b.append(np.concatenate([n.biases[layer] for n in nets]))
+    # Output layer: stacked and scaled, so the logits add up with the weights.
+    out_w.append(
+        np.concatenate([wi * n.weights[-1].astype(np.float64) for wi, n in zip(w, nets)], axis=0)
+    )
+    out_b.append(sum(wi * n.biases[-1].astype(np.float64) for wi, n in zip(w, nets)))
+    return PolicyNetwork(out_w, out_b, first.activation)
+
+
+def _member_record(path: str, meta: dict[str, Any], weight: float) -> dict[str, Any]:
+    training = meta.get("training") or {}
+    config = training.get("config") or {}
+    with open(path, "rb") as f:
+        file_sha = hashlib.sha256(f.read()).hexdigest()
+    return {
+        "name": meta.get("name"),
+        "file": os.path.basename(path),
+        "file_sha256": file_sha,
+        "weights_sha256": meta.get("sha256"),
+        "weight": weight,
+        "steps": training.get("steps"),
+        "config": {k: config.get(k) for k in ("name", "seed", "total_timesteps")} or None,
+        "wall_time_s": training.get("wall_time_s"),
+        "hidden": (meta.get("architecture") or {}).get("hidden"),
+    }
+
+
+def _resolve(policy: str) -> str:
+    """A policy file's path: a shipped policy's name, or a path to a ``.npz``."""
+    from sixtysix_env.shipped import shipped_policies
+
+    shipped = shipped_policies().get(policy)
+    if shipped is not None:
+        return str(shipped.path)
+    if not policy.endswith(".npz"):
+        names = ", ".join(shipped_policies()) or "none installed"
+        raise ValueError(
+            f"{policy!r} is neither a policy file (.npz) nor a shipped policy ({names})"
+        )
+    return policy
+
+
+def merge_policy_files(
+    paths: Sequence[str],
+    out: str,
+    name: str | None = None,
+    weights: Sequence[float] | None = None,
+    eval_deals: int = 1000,
+    eval_opponents: list[str] | None = None,
+    eval_seed: int = 7,
+    eval_workers: int = 1,
+) -> dict[str, Any]:
+    """Merge the policy files at ``paths`` into ``out``; returns the metadata record written."""
+    resolved = [_resolve(p) for p in paths]
+    loaded = [read_policy(p) for p in resolved]
+    rules = [meta.get("rules") for _, meta in loaded]
+    for p, r in zip(paths[1:], rules[1:]):
+        if r != rules[0]:
+            raise ValueError(
+                f"{p} was trained under other rules than {paths[0]}; members must share the rules"
+            )
+    network = average_networks([net for net, _ in loaded], weights)
+    w = [1.0] * len(paths) if weights is None else list(weights)
+    total = float(sum(w))
+    name = name or os.path.splitext(os.path.basename(out))[0]
+    preset = loaded[0][1].get("rule_preset") or "altmisalti"
+    members = [_member_record(p, meta, wi / total) for p, (_, meta), wi in zip(resolved, loaded, w)]
+    steps = [m["steps"] for m in members]
+    record: dict[str, Any] = {
+        "name": name,
+        "rules": rules[0],
+        "rule_preset": preset,
+        "training": {
+            "algorithm": (
+                f"ensemble: the weighted mean of {len(paths)} policies' logits, merged "
+                "exactly into one MLP (python -m sixtysix_training.ensemble)"
+            ),
+            "steps": sum(steps) if all(isinstance(s, int) for s in steps) else None,
+            "members": members,
+        },
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "evaluation": {"during_training": None},
+    }
+    if eval_deals > 0:
+        record["evaluation"]["at_export"] = evaluate_at_export(
+            network, name, eval_opponents, eval_deals, eval_seed, preset, eval_workers
+        )
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    written = save_policy(out, network, record)
+    read_policy(out)  # the file must load with every check passing
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m sixtysix_training.ensemble",
+        description="merge policy files into one network playing their averaged logits",
+    )
+    p.add_argument("policies", nargs="+", metavar="POLICY", help="policy files or shipped names")
+    p.add_argument("-o", "--output", required=True, help="policy file to write (.npz)")
+    p.add_argument("--name", help="name of the merged policy (default: the output file's stem)")
+    p.add_argument(
+        "--weights", type=float, nargs="+", help="one positive weight per policy (default: equal)"
+    )
+    p.add_argument(
+        "--eval-deals",
+        type=int,
+        default=1000,
+        help="paired deals per opponent for the figures recorded in the file (default 1000; "
+        "0 skips)",
+    )
+    p.add_argument(
+        "--eval-opponents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="opponents of that evaluation (default: random heuristic); NAME@N plays N deals",
+    )
+    p.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
+    p.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    args = p.parse_args(argv)
+    if not args.output.endswith(".npz"):
+        p.error(f"the output must end in .npz, got {args.output!r}")
+    if args.weights is not None and len(args.weights) != len(args.policies):
+        p.error(f"{len(args.weights)} weights for {len(args.policies)} policies")
+    try:
+        record = merge_policy_files(
+            args.policies,
+            args.output,
+            args.name,
+            args.weights,
+            args.eval_deals,
+            args.eval_opponents,
+            args.eval_seed,
+            args.workers,
+        )
+    except (PolicyFileError, ValueError) as e:
+        print(f"sixtysix_training.ensemble: {e}", file=sys.stderr)
+        return 1
+    arch = record["architecture"]
+    print(
+        f"wrote {args.output} ({os.path.getsize(args.output) / 1024:.0f} KiB): "
+        f"{len(args.policies)} policies as one MLP {arch['layers'][0][0]} -> "
+        f"{' -> '.join(str(h) for h in arch['hidden'])} -> {arch['layers'][-1][1]}"
+    )
+    for line in export_lines(record):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

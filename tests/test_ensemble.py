@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -120,3 +121,32 @@ def test_cli_names_a_bad_policy_and_a_bad_weight_count(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([a, a, "-o", str(tmp_path / "x.npz"), "--weights", "1"])
     assert "2 policies" in capsys.readouterr().err
+
+
+def test_the_merged_file_gets_its_members_curves_and_its_own_figures(tmp_path):
+    a = _policy_file(tmp_path / "a.npz", 1)
+    b = _policy_file(tmp_path / "b.npz", 2)
+    c = _policy_file(tmp_path / "c.npz", 3)  # no log beside it: adds no curve
+    for path, steps in ((a, (0, 500)), (b, (0, 700))):
+        rows = [{"event": "session", "steps": 0, "label": "s1"}]  # a member's own marks
+        rows += [{"steps": s, "against": {"heuristic": {"gp_per_hand": 0.1}}} for s in steps]
+        with open(path.removesuffix(".npz") + ".eval.jsonl", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    out = tmp_path / "abc.npz"
+    assert main([a, b, c, "-o", str(out), "--eval-deals", "3", "--name", "abc"]) == 0
+    log = [json.loads(line) for line in (tmp_path / "abc.eval.jsonl").read_text().splitlines()]
+    assert "abc was not trained" in log[0]["about"]
+    assert [(r["member"], r["steps"]) for r in log[1:-1]] == [
+        ("member1", 0),
+        ("member1", 500),
+        ("member2", 0),
+        ("member2", 700),
+    ]
+    _, meta = read_policy(out)
+    assert log[-1] == {
+        "kind": "at_export",
+        "steps": 700,
+        "against": meta["evaluation"]["at_export"]["against"],
+    }
+    main([a, b, "-o", str(tmp_path / "ab.npz"), "--eval-deals", "0", "--no-eval-log"])
+    assert not (tmp_path / "ab.eval.jsonl").exists()

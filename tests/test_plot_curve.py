@@ -45,3 +45,21 @@ def test_missing_or_malformed_logs_are_named(tmp_path, capsys):
     bad.write_text("not json\n")
     assert main([str(bad)]) == 1
     assert "line 1: not JSON" in capsys.readouterr().err
+
+
+def test_an_ensemble_log_draws_one_line_per_member(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    records = [{"about": "two members"}]
+    for member, shift in (("a", 0.0), ("b", 0.05)):
+        records += [{**_record(s, 0.1 * s / 1000 + shift), "member": member} for s in (0, 1000)]
+    records.append({"kind": "at_export", "steps": 1000, "against": {"heuristic": _figure(0.3)}})
+    log = tmp_path / "ens.eval.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    from sixtysix_training.plot_curve import members_of
+
+    assert members_of(read_log(str(log))) == ["a", "b"]
+    assert members_of([_record(0, 0.1)]) == [None]
+    (tmp_path / "ens.npz").write_bytes(b"")
+    assert main([str(tmp_path / "ens.npz")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert (tmp_path / "ens.png").read_bytes().startswith(b"\x89PNG")

@@ -17,12 +17,19 @@ An average of independently trained networks is the classic ensemble: their
 errors are partly independent, so the average's argmax errs less often than
 a member's. The cost is width: N members of width H make a network of width
 N*H, whose block-diagonal layers do N times the work of one member.
+
+Beside the merged file it writes ``NAME.eval.jsonl``, the learning-curve log
+of an ensemble: every member's training evaluations (from the log beside the
+member's file, each record tagged ``"member": MEMBER``) and the merged
+network's figures at export, so ``python -m sixtysix_training.plot_curve
+merged.npz`` draws the members' curves with the ensemble's figures as stars.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import sys
 import time
@@ -34,8 +41,10 @@ import numpy as np
 from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
 
 from .figures import evaluate_at_export, export_lines
+from .plot_curve import read_log
+from .runs import eval_log_path
 
-__all__ = ["average_networks", "main", "merge_policy_files"]
+__all__ = ["average_networks", "ensemble_log", "main", "merge_policy_files"]
 
 
 def average_networks(
@@ -152,8 +161,13 @@ def merge_policy_files(
     eval_opponents: list[str] | None = None,
     eval_seed: int = 7,
     eval_workers: int = 1,
+    write_log: bool = True,
 ) -> dict[str, Any]:
-    """Merge the policy files at ``paths`` into ``out``; returns the metadata record written."""
+    """Merge the policy files at ``paths`` into ``out``; returns the metadata record written.
+
+    With ``write_log`` it also writes the ensemble's learning-curve log beside
+    ``out`` (:func:`ensemble_log`).
+    """
     resolved = [_resolve(p) for p in paths]
     loaded = [read_policy(p) for p in resolved]
     rules = [meta.get("rules") for _, meta in loaded]
@@ -188,10 +202,56 @@ def merge_policy_files(
         record["evaluation"]["at_export"] = evaluate_at_export(
             network, name, eval_opponents, eval_deals, eval_seed, preset, eval_workers
         )
+    log = ensemble_log(resolved, [meta for _, meta in loaded], record) if write_log else None
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing
+    if log is not None:
+        with open(eval_log_path(out), "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in log)
     return written
+
+
+def ensemble_log(
+    paths: Sequence[str], metas: Sequence[dict[str, Any]], record: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The learning-curve records of an ensemble: its members' evaluations, then its own.
+
+    Each member's training evaluations come from the log beside its file
+    (``MEMBER.eval.jsonl``; a member without one adds none), tagged with
+    ``"member"``: the member's name (a record already tagged, from an
+    ensemble among the members, keeps its tag). Session marks, ranges and
+    notes of a member's log are left out: they belong to that member's
+    picture. Last comes the merged network's evaluation at export, if any,
+    placed at the longest member's last step.
+    """
+    names = [m["name"] for m in record["training"]["members"]]
+    out: list[dict[str, Any]] = [
+        {
+            "about": (
+                f"{record['name']} was not trained: it plays the mean logits of "
+                f"{len(paths)} policies ({', '.join(names)}). The lines are the members' own "
+                "training evaluations; the stars are the ensemble's figures at export, on "
+                "other deals."
+            )
+        }
+    ]
+    last = 0
+    for path, meta, name in zip(paths, metas, names):
+        log = eval_log_path(path)
+        if not os.path.isfile(log):
+            continue
+        for r in read_log(log):
+            if "steps" not in r or "against" not in r or r.get("kind") == "at_export":
+                continue
+            out.append({**r, "member": r.get("member", name or os.path.basename(path))})
+            last = max(last, int(r["steps"]))
+    at_export = (record.get("evaluation") or {}).get("at_export")
+    if at_export:
+        member_steps = [m["steps"] or 0 for m in record["training"]["members"]]
+        steps = last or max(member_steps, default=0)
+        out.append({"kind": "at_export", "steps": steps, "against": at_export["against"]})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,6 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
     p.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    p.add_argument(
+        "--no-eval-log",
+        action="store_true",
+        help="do not write NAME.eval.jsonl beside the output (the members' learning curves "
+        "and the ensemble's figures at export)",
+    )
     args = p.parse_args(argv)
     if not args.output.endswith(".npz"):
         p.error(f"the output must end in .npz, got {args.output!r}")
@@ -235,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             args.eval_opponents,
             args.eval_seed,
             args.workers,
+            write_log=not args.no_eval_log,
         )
     except (PolicyFileError, ValueError) as e:
         print(f"sixtysix_training.ensemble: {e}", file=sys.stderr)

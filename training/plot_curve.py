@@ -21,6 +21,11 @@ range of results stated over a span of steps, drawn as a box) and
 ``"kind": "at_export"`` on a point record (a figure measured at export on
 other deals, drawn as a star). Every record may carry a ``"source"``.
 
+An ensemble's log (``python -m sixtysix_training.ensemble`` writes one beside
+the merged file) gathers its members' training evaluations, each record
+tagged ``"member": NAME``: each member is drawn as a line of its own colour,
+and the ensemble's figures at export as the stars.
+
 Needs matplotlib (the ``plot`` extra).
 """
 
@@ -139,8 +144,46 @@ def plot(
 _SCALE = 1e6  # steps on the x axis, in millions
 
 
+#: Line colours of a run's own evaluations, one per member of an ensemble's log
+#: (C1 is the recorded ranges', C3 the figures at export).
+_MEMBER_COLOURS = ("C0", "C2", "C4", "C5", "C6", "C8", "C9", "C7")
+
+
+def members_of(records: Iterable[dict[str, Any]]) -> list[str | None]:
+    """The runs whose training evaluations the log holds, in order first seen.
+
+    ``[None]`` for a plain run's log; an ensemble's log names its members
+    (``"member"`` on each record).
+    """
+    seen: list[str | None] = []
+    for r in records:
+        if "steps" in r and "against" in r and r.get("kind") != "at_export":
+            m = r.get("member")
+            if m not in seen:
+                seen.append(m)
+    return seen
+
+
 def _draw_training(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None:
-    """The run's own evaluations (a line with its 95% band) and recorded ones (points)."""
+    """The run's own evaluations (a line with its 95% band) and recorded ones (points).
+
+    An ensemble's log gets one line (and band) per member.
+    """
+    for k, member in enumerate(members_of(records)):
+        colour = _MEMBER_COLOURS[k % len(_MEMBER_COLOURS)]
+        mine = [r for r in records if r.get("member") == member]
+        what = "evaluation in training" if member is None else f"{member} in training"
+        _draw_member(ax, mine, opp, colour, what, band_label="95% interval" if k == 0 else None)
+
+
+def _draw_member(
+    ax: Any,
+    records: Sequence[dict[str, Any]],
+    opp: str,
+    colour: str,
+    what: str,
+    band_label: str | None,
+) -> None:
     scale = _SCALE
     # A training run's own records are joined by a line; figures recorded
     # elsewhere (a record with a "source") are single points: nothing is
@@ -162,19 +205,19 @@ def _draw_training(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None
         xs = [s / scale for s, _ in points]
         ys = [f["gp_per_hand"] for _, f in points]
         if own:
-            ax.plot(xs, ys, "o-", color="C0", ms=3.5, lw=1.2, label="evaluation in training")
+            ax.plot(xs, ys, "o-", color=colour, ms=3.5, lw=1.2, label=what)
         else:
-            ax.plot(xs, ys, "o", color="C0", ms=5, label="evaluation in training (recorded)")
+            ax.plot(xs, ys, "o", color=colour, ms=5, label=f"{what} (recorded)")
         cis = [(s / scale, f["gp_ci95"]) for s, f in points if f.get("gp_ci95")]
         if own and len(cis) > 1:
             ax.fill_between(
                 [x for x, _ in cis],
                 [c[0] for _, c in cis],
                 [c[1] for _, c in cis],
-                color="C0",
+                color=colour,
                 alpha=0.18,
                 lw=0,
-                label="95% interval",
+                label=band_label,
             )
         elif cis:
             ax.errorbar(
@@ -182,7 +225,7 @@ def _draw_training(ax: Any, records: Sequence[dict[str, Any]], opp: str) -> None
                 [(c[0] + c[1]) / 2 for _, c in cis],
                 yerr=[(c[1] - c[0]) / 2 for _, c in cis],
                 fmt="none",
-                ecolor="C0",
+                ecolor=colour,
                 capsize=3,
             )
 
@@ -295,7 +338,8 @@ def run(args: argparse.Namespace) -> int:
         records = read_log(log)
         out = args.output or default_output(args.source, log)
         name = os.path.basename(os.path.normpath(args.source)).removesuffix(".npz")
-        title = args.title or f"{name}: game points per hand during training"
+        whose = "its members' " if members_of(records) != [None] else ""
+        title = args.title or f"{name}: {whose}game points per hand during training"
         plot(records, out, title, args.opponents)
     except (CurveError, OSError) as e:
         print(f"plot_curve: {e}", file=sys.stderr)

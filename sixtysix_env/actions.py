@@ -16,6 +16,8 @@ Names: a card code (``"QH"``), ``"marry-QH"``, ``"exchange"``, ``"close"``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import (
     KING,
     NUM_CARDS,
@@ -62,6 +64,25 @@ def action_card(action: int) -> int | None:
     if FIRST_MARRIAGE <= action < EXCHANGE:
         return MARRIAGE_CARD[action - FIRST_MARRIAGE]
     return None
+
+
+def suit_relabelled_actions(perm: Sequence[int]) -> tuple[int, ...]:
+    """Each action's id once the suits are renamed: ``perm[s]`` is suit ``s``'s new name.
+
+    Entry ``a`` is the action that does what ``a`` does with every suit renamed:
+    a card play or a marriage moves to its renamed suit; the exchange and the
+    close stay as they are.
+    """
+    perm = tuple(int(p) for p in perm)
+    if sorted(perm) != list(range(NUM_SUITS)):
+        raise ValueError(f"a renaming of the suits is a permutation of 0-3, got {perm}")
+    out = list(range(NUM_ACTIONS))
+    for s in range(NUM_SUITS):
+        for r in range(NUM_RANKS):
+            out[s * NUM_RANKS + r] = perm[s] * NUM_RANKS + r
+        for k in range(2):  # the queen, the king
+            out[FIRST_MARRIAGE + 2 * s + k] = FIRST_MARRIAGE + 2 * perm[s] + k
+    return tuple(out)
 
 
 def action_name(action: int) -> str:

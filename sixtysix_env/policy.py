@@ -16,10 +16,22 @@ The layers form a multi-layer perceptron: the observation vector of
 last is followed by the activation, and the last one gives one logit per
 action id. Illegal actions are masked out before the argmax or the softmax.
 
+A network may declare a **symmetry** (``architecture.symmetry``; file format
+version 2, which older loaders refuse instead of playing it wrongly):
+``"suits"`` plays the mean of the network's logits over the 24 renamings of
+the four suits. The rules treat the suits alike, so a renamed position is the
+same game; a network trained on raw suits answers the renamings slightly
+differently, and their mean is an ensemble of 24 views of one network (each
+logit read back under its own renaming, see
+:func:`sixtysix_env.env.observation.suit_relabelling`). The result gives the
+same answer for every renaming of a position. A file without a symmetry is
+written as version 1, as before.
+
 The metadata record holds ``format`` (``"sixtysix-policy"``),
 ``format_version``, ``obs_version``, ``obs_size``, ``num_actions``,
 ``rules`` (the rule switches it was trained under), ``architecture``
-(``hidden``, ``activation``, ``layers`` as ``[inputs, outputs]`` pairs),
+(``hidden``, ``activation``, ``layers`` as ``[inputs, outputs]`` pairs, and
+``symmetry`` where there is one),
 ``training`` (algorithm, config, steps, wall time), ``evaluation`` (figures
 measured at export) and ``sha256``, a checksum over every array but the
 metadata. Loading checks all of it and refuses, with a message naming what
@@ -37,7 +49,9 @@ environments' ``opponent=`` and play against a person) loads files this way.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -49,8 +63,14 @@ from typing import Any
 
 import numpy as np
 
-from .actions import NUM_ACTIONS
-from .env.observation import OBS_SIZE, OBS_VERSION, check_obs_version, encode_view
+from .actions import NUM_ACTIONS, suit_relabelled_actions
+from .env.observation import (
+    OBS_SIZE,
+    OBS_VERSION,
+    check_obs_version,
+    encode_view,
+    suit_relabelling,
+)
 from .errors import SixtySixError
 from .view import PlayerView
 
@@ -58,6 +78,7 @@ __all__ = [
     "ACTIVATIONS",
     "FORMAT",
     "FORMAT_VERSION",
+    "SYMMETRIES",
     "PolicyAgent",
     "PolicyFileError",
     "PolicyNetwork",
@@ -67,8 +88,14 @@ __all__ = [
 ]
 
 FORMAT = "sixtysix-policy"
+#: The version written for a plain network; one with a symmetry is written as
+#: ``SYMMETRY_FORMAT_VERSION``, so that a loader that cannot apply it refuses the file.
 FORMAT_VERSION = 1
+SYMMETRY_FORMAT_VERSION = 2
+FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION)
 ACTIVATIONS = ("tanh", "relu")
+#: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).
+SYMMETRIES = ("suits",)
 METADATA_KEY = "metadata"
 
 _ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
@@ -96,19 +123,41 @@ def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(observation index maps (24, OBS_SIZE), action maps (24, NUM_ACTIONS)), identity first."""
+    perms = list(itertools.permutations(range(4)))
+    obs = np.stack([suit_relabelling(p) for p in perms])
+    act = np.array([suit_relabelled_actions(p) for p in perms], dtype=np.intp)
+    obs.setflags(write=False)
+    act.setflags(write=False)
+    return obs, act
+
+
 class PolicyNetwork:
-    """The dense layers of a policy: observation vectors in, action logits out."""
+    """The dense layers of a policy: observation vectors in, action logits out.
+
+    With ``symmetry="suits"`` the logits are the mean of the layers' logits
+    over the 24 renamings of the suits (the module's docstring says why).
+    """
 
     def __init__(
         self,
         weights: Sequence[np.ndarray],
         biases: Sequence[np.ndarray],
         activation: str,
+        symmetry: str | None = None,
     ) -> None:
         if activation not in ACTIVATIONS:
             raise ValueError(
                 f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}"
             )
+        if symmetry is not None and symmetry not in SYMMETRIES:
+            raise ValueError(
+                f"unknown symmetry {symmetry!r}; allowed: None (a plain network) or "
+                f"{', '.join(map(repr, SYMMETRIES))}"
+            )
+        self.symmetry = symmetry
         if len(weights) != len(biases) or not weights:
             raise ValueError(
                 "a policy network needs one bias per weight matrix, and at least one layer"
@@ -127,6 +176,20 @@ class PolicyNetwork:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Action logits (float32) for one observation ``(OBS_SIZE,)`` or a batch ``(n, OBS_SIZE)``."""
+        if self.symmetry is None:
+            return self.layer_logits(obs)
+        x = np.asarray(obs, dtype=np.float32)
+        obs_maps, act_maps = _suit_tables()
+        k = len(obs_maps)
+        renamed = x[..., obs_maps]  # (..., 24, OBS_SIZE): every renaming of each position
+        out = self.layer_logits(renamed.reshape(-1, x.shape[-1])).reshape(*x.shape[:-1], k, -1)
+        # Renaming r puts action a's logit at act_maps[r, a]: read each one back there.
+        back = np.take_along_axis(out, np.broadcast_to(act_maps, out.shape), axis=-1)
+        return back.mean(axis=-2, dtype=np.float32)
+
+    def layer_logits(self, obs: np.ndarray) -> np.ndarray:
+        """The layers' own logits, without the symmetry (the same as :meth:`logits` for a
+        plain network)."""
         x = np.asarray(obs, dtype=np.float32)
         last = len(self.weights) - 1
         relu = self.activation == "relu"
@@ -226,18 +289,21 @@ def save_policy(
         kw, kb = _layer_keys(i)
         arrays[kw], arrays[kb] = w, b
     record = dict(metadata or {})
+    architecture = {
+        "type": "mlp",
+        "hidden": network.hidden,
+        "activation": network.activation,
+        "layers": network.layers,
+    }
+    if network.symmetry is not None:
+        architecture["symmetry"] = network.symmetry
     record.update(
         format=FORMAT,
-        format_version=FORMAT_VERSION,
+        format_version=FORMAT_VERSION if network.symmetry is None else SYMMETRY_FORMAT_VERSION,
         obs_version=OBS_VERSION,
         obs_size=OBS_SIZE,
         num_actions=NUM_ACTIONS,
-        architecture={
-            "type": "mlp",
-            "hidden": network.hidden,
-            "activation": network.activation,
-            "layers": network.layers,
-        },
+        architecture=architecture,
         sha256=_checksum(arrays),
     )
     text = json.dumps(record, sort_keys=True, allow_nan=False)
@@ -415,6 +481,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
     meta = _read_metadata(zf, members, where)
     _check_metadata(meta, where)
     layers, activation = _architecture(meta, where)
+    symmetry = _symmetry(meta, where)
     weights, biases, arrays = _read_weights(zf, members, layers, where)
     digest = _checksum(arrays)
     _require(
@@ -423,7 +490,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         f"the weights do not match the checksum in its metadata (expected sha256 "
         f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
     )
-    return PolicyNetwork(weights, biases, activation), meta
+    return PolicyNetwork(weights, biases, activation, symmetry), meta
 
 
 def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
@@ -490,10 +557,10 @@ def _check_metadata(meta: Any, where: str) -> None:
         meta.get("format") == FORMAT, where, f"format {meta.get('format')!r}; expected {FORMAT!r}"
     )
     _require(
-        meta.get("format_version") == FORMAT_VERSION,
+        type(meta.get("format_version")) is int and meta.get("format_version") in FORMAT_VERSIONS,
         where,
-        f"file format version {meta.get('format_version')!r}; this loader reads version "
-        f"{FORMAT_VERSION}",
+        f"file format version {meta.get('format_version')!r}; this loader reads versions "
+        f"{' and '.join(map(str, FORMAT_VERSIONS))}",
     )
     version = meta.get("obs_version")
     _require(
@@ -546,6 +613,27 @@ def _architecture(meta: dict[str, Any], where: str) -> tuple[list[list[int]], st
         f"{MAX_LAYER_WIDTH} units wide, {MAX_PARAMETERS} parameters)",
     )
     return layers, activation
+
+
+def _symmetry(meta: dict[str, Any], where: str) -> str | None:
+    """The architecture's symmetry: none in a version 1 file, one of SYMMETRIES in version 2."""
+    arch = meta["architecture"]
+    if meta["format_version"] == FORMAT_VERSION:
+        _require(
+            "symmetry" not in arch,
+            where,
+            f"a file of format version {FORMAT_VERSION} declares a symmetry; one with a "
+            f"symmetry is version {SYMMETRY_FORMAT_VERSION}",
+        )
+        return None
+    symmetry = arch.get("symmetry")
+    _require(
+        type(symmetry) is str and symmetry in SYMMETRIES,
+        where,
+        f"symmetry {symmetry!r}; a file of format version {SYMMETRY_FORMAT_VERSION} declares "
+        f"one of {', '.join(map(repr, SYMMETRIES))}",
+    )
+    return symmetry
 
 
 def _read_weights(

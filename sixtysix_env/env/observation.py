@@ -87,10 +87,12 @@ the version it was trained on and must refuse any other
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..cards import ALL_CARDS, SUIT_MASK
+from ..cards import ALL_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASK
 from ..engine import Exchange, Marriage, Trick
 from ..rules import FAILED_CLOSE_PENALTIES, RuleConfig
 from ..view import PlayerView
@@ -398,19 +400,61 @@ def check_obs_version(version: int) -> None:
         )
 
 
+#: The fields indexed by card id (``suit * 6 + rank``) and those indexed by suit: the
+#: entries a renaming of the suits moves. Every other entry is the same for all suits.
+CARD_FIELDS = (
+    "hand", "trump_card", "lead", "my_played", "opp_played", "my_won", "opp_won",
+    "opp_known", "opp_excluded", "unseen", "my_known", "my_excluded",
+)  # fmt: skip
+SUIT_FIELDS = ("trump_suit", "opp_void", "my_marriages", "opp_marriages")
+
+
+def suit_relabelling(perm: Sequence[int]) -> np.ndarray:
+    """The observation's index map for a renaming of the suits.
+
+    ``perm[s]`` is the new name of suit ``s`` (a permutation of 0-3, suits
+    C D H S). For the observation ``x`` of any position, ``x[suit_relabelling(perm)]``
+    is the observation of the same position with every suit ``s`` renamed
+    ``perm[s]``: card entries move from ``s * 6 + rank`` to ``perm[s] * 6 + rank``,
+    suit entries from ``s`` to ``perm[s]``, and nothing else changes. The rules
+    treat the four suits alike (the trump suit is the one the deal turns up), so
+    both positions are the same game under other names.
+    """
+    perm = tuple(int(p) for p in perm)
+    if sorted(perm) != list(range(NUM_SUITS)):
+        raise ValueError(f"a renaming of the suits is a permutation of 0-3, got {perm}")
+    src = np.arange(OBS_SIZE)
+    fields = {name: (start, n) for name, start, n in FIELDS}
+    for name in CARD_FIELDS:
+        start, n = fields[name]
+        assert n == NUM_SUITS * NUM_RANKS, name
+        for s in range(NUM_SUITS):
+            for r in range(NUM_RANKS):
+                src[start + perm[s] * NUM_RANKS + r] = start + s * NUM_RANKS + r
+    for name in SUIT_FIELDS:
+        start, n = fields[name]
+        assert n == NUM_SUITS, name
+        for s in range(NUM_SUITS):
+            src[start + perm[s]] = start + s
+    return src
+
+
 def describe(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Split an observation vector into its named fields (for debugging)."""
     return {name: obs[start : start + n] for name, start, n in FIELDS}
 
 
 __all__ = [
+    "CARD_FIELDS",
     "FIELDS",
     "INDEX",
     "OBS_SIZE",
     "OBS_VERSION",
+    "SUIT_FIELDS",
     "action_mask",
     "check_obs_version",
     "describe",
     "encode_view",
     "observe_view",
+    "suit_relabelling",
 ]

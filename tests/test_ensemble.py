@@ -150,3 +150,36 @@ def test_the_merged_file_gets_its_members_curves_and_its_own_figures(tmp_path):
     }
     main([a, b, "-o", str(tmp_path / "ab.npz"), "--eval-deals", "0", "--no-eval-log"])
     assert not (tmp_path / "ab.eval.jsonl").exists()
+
+
+def test_one_policy_with_the_suit_symmetry_is_its_mean_over_the_renamings(tmp_path, capsys):
+    a = _policy_file(tmp_path / "a.npz", 1)
+    out = tmp_path / "a-suits.npz"
+    assert main([a, "--symmetry", "suits", "-o", str(out), "--eval-deals", "0"]) == 0
+    assert "1 policy as one MLP" in capsys.readouterr().out
+    net, meta = read_policy(out)
+    plain, _ = read_policy(a)
+    assert net.symmetry == "suits" and meta["format_version"] == 2
+    assert "24 renamings of the suits" in meta["training"]["algorithm"]
+    x = _obs()
+    np.testing.assert_array_equal(net.layer_logits(x), plain.logits(x))
+    assert not np.allclose(net.logits(x), plain.logits(x), atol=1e-3)
+    # Averaging two averaged networks keeps the symmetry; mixing is refused by name.
+    b = tmp_path / "b-suits.npz"
+    main(
+        [
+            _policy_file(tmp_path / "b.npz", 2),
+            "--symmetry",
+            "suits",
+            "-o",
+            str(b),
+            "--eval-deals",
+            "0",
+        ]
+    )
+    both = merge_policy_files([str(out), str(b)], str(tmp_path / "ab.npz"), eval_deals=0)
+    assert both["architecture"]["symmetry"] == "suits"
+    with pytest.raises(ValueError, match="symmetries differ"):
+        merge_policy_files([str(out), a], str(tmp_path / "mixed.npz"), eval_deals=0)
+    with pytest.raises(ValueError, match="at least two policies, or one with a symmetry"):
+        merge_policy_files([a], str(tmp_path / "one.npz"), eval_deals=0)

@@ -327,7 +327,7 @@ def test_same_seed_same_weights(tmp_path):
 # -- warm start from a policy file --------------------------------------------------------
 
 
-def _small_policy_file(path) -> str:
+def _small_policy_file(path, symmetry=None) -> str:
     """A policy file with a random 349 -> 32 -> 16 -> 34 network (no training needed)."""
     from sixtysix_env.policy import PolicyNetwork, save_policy
 
@@ -337,6 +337,7 @@ def _small_policy_file(path) -> str:
         [rng.normal(0, 0.1, (a, b)) for a, b in itertools.pairwise(sizes)],
         [np.zeros(b) for b in sizes[1:]],
         "relu",
+        symmetry,
     )
     save_policy(path, net)
     return str(path)
@@ -346,6 +347,7 @@ def test_init_policy_errors_name_the_problem(tmp_path):
     from sixtysix_training.train import init_network
 
     policy = _small_policy_file(tmp_path / "small.npz")
+    averaged = _small_policy_file(tmp_path / "averaged.npz", symmetry="suits")
     ok = load_config(None, ["net_arch=[32, 16]", "bc_teacher=null", f"init_policy={policy}"])
     assert init_network(ok).layers == [[349, 32], [32, 16], [16, 34]]
     cases = [
@@ -354,6 +356,10 @@ def test_init_policy_errors_name_the_problem(tmp_path):
             r"hidden layers \[32, 16\] relu; the config asks for net_arch \[64, 64\] relu",
         ),
         (["init_policy=heuristic"], "'heuristic', which is not a policy"),
+        (
+            ["net_arch=[32, 16]", f"init_policy={averaged}"],
+            "averages its network over a symmetry \\('suits'\\).*plain policy it was made from",
+        ),
         (["init_policy=nowhere.npz"], "option 'init_policy' got 'nowhere.npz'.*does not exist"),
     ]
     for sets, message in cases:
@@ -378,8 +384,15 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
     policy = str(smoke_run[0] / "policy.npz")
     cfg = load_config(
         None,
-        ["net_arch=[32, 16]", "bc_teacher=null", f"init_policy={policy}", "bc_hands=20",
-         "n_envs=2", "n_steps=64", "batch_size=64"],
+        [
+            "net_arch=[32, 16]",
+            "bc_teacher=null",
+            f"init_policy={policy}",
+            "bc_hands=20",
+            "n_envs=2",
+            "n_steps=64",
+            "batch_size=64",
+        ],
     )
     net, _ = read_policy(policy)
     model = _new_model(cfg, SelfPlayVecEnv(cfg.n_envs, OpponentPool.from_config(cfg), cfg.rules))
@@ -396,11 +409,37 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
     # The command: a short run from the file (PPO then moves the actor, as it should).
     from sixtysix_training.train import main
 
-    assert main(["--run-dir", str(tmp_path / "warm"), "--set", "bc_teacher=null",
-                 "--set", f"init_policy={policy}", "--set", "net_arch=[32, 16]",
-                 "--set", "bc_hands=10", "--set", "total_timesteps=128", "--set", "n_envs=2",
-                 "--set", "n_steps=64", "--set", "batch_size=64", "--set", "eval_every=0",
-                 "--set", "eval_deals=4", "--set", "progress_bar=false"]) == 0
+    assert (
+        main(
+            [
+                "--run-dir",
+                str(tmp_path / "warm"),
+                "--set",
+                "bc_teacher=null",
+                "--set",
+                f"init_policy={policy}",
+                "--set",
+                "net_arch=[32, 16]",
+                "--set",
+                "bc_hands=10",
+                "--set",
+                "total_timesteps=128",
+                "--set",
+                "n_envs=2",
+                "--set",
+                "n_steps=64",
+                "--set",
+                "batch_size=64",
+                "--set",
+                "eval_every=0",
+                "--set",
+                "eval_deals=4",
+                "--set",
+                "progress_bar=false",
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / "warm" / "summary.json").read_text())
     assert summary["steps"] >= 128 and summary["init"]["init_policy"] == policy
 

@@ -327,6 +327,11 @@ def fit(
     net = getattr(agent, "network", None)
     if net is None:
         raise ValueError(f"{policy!r} is not a policy file or shipped policy")
+    if net.symmetry is not None:
+        raise ValueError(
+            f"{policy!r} is averaged over a symmetry ({net.symmetry!r}), which a fit would "
+            "drop; fit the plain policy it was made from"
+        )
     if anchor not in ("move", "policy"):
         raise ValueError(f"anchor must be 'move' or 'policy', got {anchor!r}")
     tgt = targets(

@@ -18,11 +18,23 @@ errors are partly independent, so the average's argmax errs less often than
 a member's. The cost is width: N members of width H make a network of width
 N*H, whose block-diagonal layers do N times the work of one member.
 
+``--symmetry suits`` averages the result over the 24 renamings of the suits
+as well (:class:`~sixtysix_env.policy.PolicyNetwork`'s ``symmetry``); with it a
+single policy is enough:
+
+    python -m sixtysix_training.ensemble sixtysix-ppo-v2 --symmetry suits -o v2-suits.npz
+
+The rules treat the four suits alike, but a network trained on raw suits
+answers a position and its suit-renamed twins a little differently; the mean
+over all 24 is an ensemble of views of one network, at 24 times the work of
+one forward pass (a batch of 24 rows).
+
 Beside the merged file it writes ``NAME.eval.jsonl``, the learning-curve log
 of an ensemble: every member's training evaluations (from the log beside the
 member's file, each record tagged ``"member": MEMBER``) and the merged
 network's figures at export, so ``python -m sixtysix_training.plot_curve
-merged.npz`` draws the members' curves with the ensemble's figures as stars.
+merged.npz`` draws the members' curves with the ensemble's figures as stars
+(a log with no evaluation at all, nothing to draw, is not written).
 """
 
 from __future__ import annotations
@@ -38,7 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
+from sixtysix_env.policy import (
+    SYMMETRIES,
+    PolicyFileError,
+    PolicyNetwork,
+    read_policy,
+    save_policy,
+)
 
 from .figures import evaluate_at_export, export_lines
 from .plot_curve import read_log
@@ -59,6 +77,12 @@ def average_networks(
     nets = list(networks)
     if len(nets) < 2:
         raise ValueError(f"an ensemble needs at least two networks, got {len(nets)}")
+    symmetries = {n.symmetry for n in nets}
+    if len(symmetries) > 1:
+        raise ValueError(
+            f"the networks' symmetries differ ({', '.join(sorted(map(repr, symmetries)))}); "
+            "members must share one"
+        )
     if weights is None:
         weights = [1.0] * len(nets)
     w = np.asarray(list(weights), dtype=np.float64)
@@ -93,7 +117,7 @@ def average_networks(
     if depth == 1:  # no hidden layer: the logits are linear, so average the layer itself
         wt = sum(wi * n.weights[0].astype(np.float64) for wi, n in zip(w, nets))
         bs = sum(wi * n.biases[0].astype(np.float64) for wi, n in zip(w, nets))
-        return PolicyNetwork([wt], [bs], first.activation)
+        return PolicyNetwork([wt], [bs], first.activation, first.symmetry)
     out_w: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
     # First layer: the members side by side, reading the same input.
@@ -116,7 +140,16 @@ def average_networks(
         np.concatenate([wi * n.weights[-1].astype(np.float64) for wi, n in zip(w, nets)], axis=0)
     )
     out_b.append(sum(wi * n.biases[-1].astype(np.float64) for wi, n in zip(w, nets)))
-    return PolicyNetwork(out_w, out_b, first.activation)
+    return PolicyNetwork(out_w, out_b, first.activation, first.symmetry)
+
+
+def _algorithm(n: int, symmetry: str | None) -> str:
+    parts = []
+    if n > 1:
+        parts.append(f"the weighted mean of {n} policies' logits, merged exactly into one MLP")
+    if symmetry == "suits":
+        parts.append("averaged over the 24 renamings of the suits")
+    return f"ensemble: {', '.join(parts)} (python -m sixtysix_training.ensemble)"
 
 
 def _member_record(path: str, meta: dict[str, Any], weight: float) -> dict[str, Any]:
@@ -162,12 +195,23 @@ def merge_policy_files(
     eval_seed: int = 7,
     eval_workers: int = 1,
     write_log: bool = True,
+    symmetry: str | None = None,
 ) -> dict[str, Any]:
     """Merge the policy files at ``paths`` into ``out``; returns the metadata record written.
 
-    With ``write_log`` it also writes the ensemble's learning-curve log beside
-    ``out`` (:func:`ensemble_log`).
+    ``symmetry`` (``"suits"``) averages the merged network over the renamings
+    of the suits too; then one policy file is enough. With ``write_log`` it
+    also writes the ensemble's learning-curve log beside ``out``
+    (:func:`ensemble_log`).
     """
+    if symmetry is not None and symmetry not in SYMMETRIES:
+        raise ValueError(
+            f"unknown symmetry {symmetry!r}; allowed: {', '.join(map(repr, SYMMETRIES))}"
+        )
+    if len(paths) < (1 if symmetry else 2):
+        raise ValueError(
+            f"an ensemble needs at least two policies, or one with a symmetry; got {len(paths)}"
+        )
     resolved = [_resolve(p) for p in paths]
     loaded = [read_policy(p) for p in resolved]
     rules = [meta.get("rules") for _, meta in loaded]
@@ -176,7 +220,14 @@ def merge_policy_files(
             raise ValueError(
                 f"{p} was trained under other rules than {paths[0]}; members must share the rules"
             )
-    network = average_networks([net for net, _ in loaded], weights)
+    nets = [net for net, _ in loaded]
+    if symmetry is not None:
+        for p, net in zip(paths, nets):
+            if net.symmetry not in (None, symmetry):
+                raise ValueError(f"{p} is already averaged over {net.symmetry!r}, not {symmetry!r}")
+    network = average_networks(nets, weights) if len(nets) > 1 else nets[0]
+    if symmetry is not None:
+        network = PolicyNetwork(network.weights, network.biases, network.activation, symmetry)
     w = [1.0] * len(paths) if weights is None else list(weights)
     total = float(sum(w))
     name = name or os.path.splitext(os.path.basename(out))[0]
@@ -188,10 +239,7 @@ def merge_policy_files(
         "rules": rules[0],
         "rule_preset": preset,
         "training": {
-            "algorithm": (
-                f"ensemble: the weighted mean of {len(paths)} policies' logits, merged "
-                "exactly into one MLP (python -m sixtysix_training.ensemble)"
-            ),
+            "algorithm": _algorithm(len(paths), network.symmetry),
             "steps": sum(steps) if all(isinstance(s, int) for s in steps) else None,
             "members": members,
         },
@@ -202,23 +250,28 @@ def merge_policy_files(
         record["evaluation"]["at_export"] = evaluate_at_export(
             network, name, eval_opponents, eval_deals, eval_seed, preset, eval_workers
         )
-    log = ensemble_log(resolved, [meta for _, meta in loaded], record) if write_log else None
+    metas = [meta for _, meta in loaded]
+    log = ensemble_log(resolved, metas, record, network.symmetry) if write_log else None
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     written = save_policy(out, network, record)
     read_policy(out)  # the file must load with every check passing
-    if log is not None:
+    if log is not None and any("against" in r for r in log):  # else there is nothing to draw
         with open(eval_log_path(out), "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in log)
     return written
 
 
 def ensemble_log(
-    paths: Sequence[str], metas: Sequence[dict[str, Any]], record: dict[str, Any]
+    paths: Sequence[str],
+    metas: Sequence[dict[str, Any]],
+    record: dict[str, Any],
+    symmetry: str | None = None,
 ) -> list[dict[str, Any]]:
     """The learning-curve records of an ensemble: its members' evaluations, then its own.
 
     Each member's training evaluations come from the log beside its file
-    (``MEMBER.eval.jsonl``; a member without one adds none), tagged with
+    (``MEMBER.eval.jsonl``; a member without one, or with no evaluation in it,
+    adds none), tagged with
     ``"member"``: the member's name (a record already tagged, from an
     ensemble among the members, keeps its tag). Session marks, ranges and
     notes of a member's log are left out: they belong to that member's
@@ -230,9 +283,10 @@ def ensemble_log(
         {
             "about": (
                 f"{record['name']} was not trained: it plays the mean logits of "
-                f"{len(paths)} policies ({', '.join(names)}). The lines are the members' own "
-                "training evaluations; the stars are the ensemble's figures at export, on "
-                "other deals."
+                + (f"{len(paths)} policies ({', '.join(names)})" if len(paths) > 1 else names[0])
+                + (" over the 24 renamings of the suits" if symmetry else "")
+                + ". The lines are the members' own training evaluations; the stars are the "
+                "ensemble's figures at export, on other deals."
             )
         }
     ]
@@ -241,7 +295,7 @@ def ensemble_log(
         log = eval_log_path(path)
         if not os.path.isfile(log):
             continue
-        for r in read_log(log):
+        for r in read_log(log, require_evaluation=False):
             if "steps" not in r or "against" not in r or r.get("kind") == "at_export":
                 continue
             out.append({**r, "member": r.get("member", name or os.path.basename(path))})
@@ -281,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
     p.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
     p.add_argument(
+        "--symmetry",
+        choices=SYMMETRIES,
+        help="also average over this symmetry of the game: 'suits', the 24 renamings of the "
+        "suits (then one policy is enough)",
+    )
+    p.add_argument(
         "--no-eval-log",
         action="store_true",
         help="do not write NAME.eval.jsonl beside the output (the members' learning curves "
@@ -302,15 +362,21 @@ def main(argv: list[str] | None = None) -> int:
             args.eval_seed,
             args.workers,
             write_log=not args.no_eval_log,
+            symmetry=args.symmetry,
         )
     except (PolicyFileError, ValueError) as e:
         print(f"sixtysix_training.ensemble: {e}", file=sys.stderr)
         return 1
     arch = record["architecture"]
+    shape = (
+        f"{arch['layers'][0][0]} -> {' -> '.join(str(h) for h in arch['hidden'])} -> "
+        f"{arch['layers'][-1][1]}"
+    )
+    averaged = " averaged over the 24 renamings of the suits" if arch.get("symmetry") else ""
     print(
         f"wrote {args.output} ({os.path.getsize(args.output) / 1024:.0f} KiB): "
-        f"{len(args.policies)} policies as one MLP {arch['layers'][0][0]} -> "
-        f"{' -> '.join(str(h) for h in arch['hidden'])} -> {arch['layers'][-1][1]}"
+        f"{len(args.policies)} {'policy' if len(args.policies) == 1 else 'policies'} as one MLP "
+        f"{shape}{averaged}"
     )
     for line in export_lines(record):
         print(line)

@@ -62,8 +62,11 @@ def find_log(path: str) -> str:
     return log
 
 
-def read_log(path: str) -> list[dict[str, Any]]:
-    """The records of an evaluation log (JSON lines; blank lines skipped)."""
+def read_log(path: str, require_evaluation: bool = True) -> list[dict[str, Any]]:
+    """The records of an evaluation log (JSON lines; blank lines skipped).
+
+    A log with no evaluation record is an error unless ``require_evaluation`` is false.
+    """
     records = []
     with open(path, encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
@@ -79,7 +82,7 @@ def read_log(path: str) -> list[dict[str, Any]]:
             if is_eval and not isinstance(rec.get("against"), dict):
                 raise CurveError(f"{path}, line {i}: an evaluation needs an 'against' object")
             records.append(rec)
-    if not any("against" in r for r in records):
+    if require_evaluation and not any("against" in r for r in records):
         raise CurveError(f"{path} holds no evaluation record")
     return records
 

@@ -225,6 +225,12 @@ def init_network(cfg: TrainConfig):
             f"option 'init_policy' got {cfg.init_policy!r}, which is not a policy; give a policy "
             "file (.npz) or a shipped policy's name ('sixtysix agents' lists them)"
         )
+    if network.symmetry is not None:
+        raise ConfigError(
+            f"option 'init_policy' got {cfg.init_policy!r}, which averages its network over a "
+            f"symmetry ({network.symmetry!r}); PPO's actor is one plain network: start from the "
+            "plain policy it was made from"
+        )
     if network.hidden != list(cfg.net_arch) or network.activation != cfg.activation:
         raise ConfigError(
             f"option 'init_policy' ({cfg.init_policy!r}) has hidden layers {network.hidden} "

@@ -79,6 +79,15 @@ while not state.is_terminal():
     state = state.apply(agent.act(player_view(state, seat), rng))
 print("a hand against sixtysix-ppo:", state.result.explain())
 
+# The suit-averaged policy: a version 2 file (symmetry "suits") from the package.
+sym = make_agent("sixtysix-ppo-v2-sym")
+assert sym.network.symmetry == "suits", sym.network.symmetry
+state = new_hand(seed=3, dealer=0)
+while not state.is_terminal():
+    seat = state.current_player()
+    state = state.apply((sym if seat == 0 else me).act(player_view(state, seat), rng))
+print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):", state.result.explain())
+
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
 state = new_hand(seed=2, dealer=1)
 while not state.is_terminal():

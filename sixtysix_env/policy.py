@@ -180,9 +180,12 @@ class PolicyNetwork:
             return self.layer_logits(obs)
         x = np.asarray(obs, dtype=np.float32)
         obs_maps, act_maps = _suit_tables()
-        k = len(obs_maps)
-        renamed = x[..., obs_maps]  # (..., 24, OBS_SIZE): every renaming of each position
-        out = self.layer_logits(renamed.reshape(-1, x.shape[-1])).reshape(*x.shape[:-1], k, -1)
+        # (..., 24, 1, OBS_SIZE): every renaming of each position as a one-row matrix of
+        # its own, so the layers make one small product per renaming. One product of 24
+        # rows is a little faster alone, but it starts BLAS threads, which fight over the
+        # cores when another process holds them (26 ms against 0.6 ms per decision, on 2
+        # cores beside an evaluation worker).
+        out = self.layer_logits(x[..., obs_maps][..., None, :])[..., 0, :]
         # Renaming r puts action a's logit at act_maps[r, a]: read each one back there.
         back = np.take_along_axis(out, np.broadcast_to(act_maps, out.shape), axis=-1)
         return back.mean(axis=-2, dtype=np.float32)

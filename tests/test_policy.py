@@ -156,7 +156,7 @@ def test_tampered_weights_are_refused(policy_file, tmp_path):
         (lambda a: a.update(metadata=np.frombuffer(b"{not json", np.uint8)), "not valid JSON"),
         (lambda a: a.pop("metadata"), "no 'metadata' record"),
         (lambda a: set_meta(a, format="something-else"), "expected 'sixtysix-policy'"),
-        (lambda a: set_meta(a, format_version=99), "this loader reads version 1"),
+        (lambda a: set_meta(a, format_version=99), "this loader reads versions 1 and 2"),
         (lambda a: set_meta(a, num_actions=33), "num_actions 33; expected 34"),
         (
             lambda a: set_meta(a, architecture={"activation": "gelu", "layers": []}),

@@ -341,7 +341,10 @@ def run(args: argparse.Namespace) -> int:
         records = read_log(log)
         out = args.output or default_output(args.source, log)
         name = os.path.basename(os.path.normpath(args.source)).removesuffix(".npz")
-        whose = "its members' " if members_of(records) != [None] else ""
+        members = members_of(records)
+        whose = (
+            "" if members == [None] else "its member's " if len(members) == 1 else "its members' "
+        )
         title = args.title or f"{name}: {whose}game points per hand during training"
         plot(records, out, title, args.opponents)
     except (CurveError, OSError) as e:

@@ -96,6 +96,9 @@ FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION)
 ACTIVATIONS = ("tanh", "relu")
 #: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).
 SYMMETRIES = ("suits",)
+#: Averaged logits this close to the best count as a tie (the lowest action id plays):
+#: equivalent moves differ only by float rounding, about 1e-6 here.
+SYMMETRY_TIE = 1e-4
 METADATA_KEY = "metadata"
 
 _ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
@@ -256,8 +259,16 @@ class PolicyAgent:
         mask = _mask_of(view)
         logits = self.network.logits(encode_view(view))
         if self.deterministic:
-            # The first of equal best logits: the same answer on every machine.
-            return int(np.argmax(np.where(mask, logits, -np.inf)))
+            z = np.where(mask, logits, -np.inf)
+            if self.network.symmetry is None:
+                # The first of equal best logits: the same answer on every machine.
+                return int(np.argmax(z))
+            # Moves that a renaming of the suits maps onto each other in this position
+            # (say the 9 of clubs and the 9 of diamonds where nothing else tells the two
+            # suits apart) get equal averaged logits, up to float rounding, which depends
+            # on the machine and the BLAS path. The first of those within SYMMETRY_TIE of
+            # the best is the same answer everywhere.
+            return int(np.argmax(z >= z.max() - SYMMETRY_TIE))
         z = np.where(mask, logits.astype(np.float64), -np.inf)
         z -= z.max()
         p = np.exp(z)

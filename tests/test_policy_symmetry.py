@@ -164,3 +164,33 @@ def test_an_averaged_policy_plays_legal_moves():
             a = agent.act(view, rng)
             assert a in state.legal_actions()
             state = state.apply(a)
+
+
+def test_moves_a_renaming_maps_onto_each_other_are_a_tie_won_by_the_lowest_id():
+    """The 9 of clubs and of diamonds, alone in hand, nothing else telling C and D apart."""
+    from sixtysix_env.policy import SYMMETRY_TIE
+
+    sym = _net(8, "suits")
+    x = np.zeros(OBS_SIZE, dtype=np.float32)
+    x[0] = x[6] = 1.0  # hand: 9C, 9D
+    x[304] = x[305] = 1.0  # my turn, I lead
+    logits = sym.logits(x)
+    assert abs(logits[0] - logits[6]) < SYMMETRY_TIE / 10  # equal up to rounding
+
+    class View:  # the two parts of a view PolicyAgent.act reads
+        legal_mask = (1 << 0) | (1 << 6)
+        seat = 0
+
+    agent = PolicyAgent(sym, name="sym")
+    import sixtysix_env.policy as policy
+
+    for nudge in (+1e-6, -1e-6):  # rounding either way: the same move
+        saved = policy.encode_view
+        try:
+            policy.encode_view = lambda view: x
+            original = sym.logits
+            sym.logits = lambda obs: original(obs) + np.eye(NUM_ACTIONS, dtype=np.float32)[6] * nudge
+            assert agent.act(View(), random.Random(0)) == 0
+        finally:
+            policy.encode_view = saved
+            del sym.logits

@@ -27,7 +27,7 @@ single policy is enough:
 The rules treat the four suits alike, but a network trained on raw suits
 answers a position and its suit-renamed twins a little differently; the mean
 over all 24 is an ensemble of views of one network, at 24 times the work of
-one forward pass (a batch of 24 rows).
+one forward pass.
 
 Beside the merged file it writes ``NAME.eval.jsonl``, the learning-curve log
 of an ensemble: every member's training evaluations (from the log beside the
@@ -278,7 +278,7 @@ def ensemble_log(
     picture. Last comes the merged network's evaluation at export, if any,
     placed at the longest member's last step.
     """
-    names = [m["name"] for m in record["training"]["members"]]
+    names = [m["name"] or m["file"] for m in record["training"]["members"]]
     out: list[dict[str, Any]] = [
         {
             "about": (
@@ -298,7 +298,7 @@ def ensemble_log(
         for r in read_log(log, require_evaluation=False):
             if "steps" not in r or "against" not in r or r.get("kind") == "at_export":
                 continue
-            out.append({**r, "member": r.get("member", name or os.path.basename(path))})
+            out.append({**r, "member": r.get("member", name)})
             last = max(last, int(r["steps"]))
     at_export = (record.get("evaluation") or {}).get("at_export")
     if at_export:

@@ -117,12 +117,30 @@ def test_options_listing_covers_both_groups():
 def test_train_command_picks_the_backend_from_the_config(tmp_path):
     from sixtysix_training.train import _backend
 
-    ns = argparse.Namespace(backend=None, resume=None, config=TINY)
+    ns = argparse.Namespace(backend=None, resume=None, config=TINY, set=[])
     assert _backend(ns) == "rllib"
     ns = argparse.Namespace(
-        backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml")
+        backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml"), set=[]
     )
     assert _backend(ns) == "sb3"
+    # the backend key as YAML reads it, quoted or not, and from --set
+    for text in ('backend: "rllib"', "backend: 'rllib'  # a comment", "{backend: rllib}"):
+        path = tmp_path / "c.yaml"
+        path.write_text(text + "\n")
+        assert _backend(
+            argparse.Namespace(backend=None, resume=None, config=str(path), set=[])
+        ) == "rllib", text
+    ns = argparse.Namespace(backend=None, resume=None, config=None, set=["backend=rllib"])
+    assert _backend(ns) == "rllib"
+
+
+def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
+    from sixtysix_training.config import ConfigError as SB3ConfigError
+    from sixtysix_training.config import load_config as sb3_load_config
+
+    assert sb3_load_config(None, ["backend=sb3"]).name == "run"
+    with pytest.raises(SB3ConfigError, match="option 'backend' got 'rllib'.*--backend rllib"):
+        sb3_load_config(TINY)
 
 
 def test_unreachable_address_is_a_clear_error():
@@ -538,5 +556,142 @@ def test_shipped_rllib_configs_are_recognised_by_name():
 
     assert is_rllib_run("rllib-tiny") and is_rllib_run("configs/rllib-quickstart.yaml")
     assert not is_rllib_run("quickstart") and not is_rllib_run("no-such-config")
-    args = argparse.Namespace(backend=None, resume=None, config="rllib-tiny")
+    args = argparse.Namespace(backend=None, resume=None, config="rllib-tiny", set=[])
     assert _backend(args) == "rllib"
+
+
+# -- the learning options (issue 21): the same keys as the SB3 backend ------------------------
+
+
+def _play_training_env(env_config: dict, hands: int, seed: int = 3):
+    """Random legal moves through the training AEC env; (observations seen, renamings used).
+
+    ``raw_env`` raises on an illegal move, so a renamed move mapped back wrongly fails here.
+    """
+    from sixtysix_training.learning import SuitRenamer, privileged_features
+    from sixtysix_training.rllib import league
+
+    env = league.training_aec_env(env_config)
+    renamer = getattr(env, "renamer", None) or SuitRenamer(False)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    seen, ks, done = 0, set(), 0
+    while done < hands:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            if not env.agents:
+                done += 1
+                env.reset()
+            continue
+        o = env.observe(agent)
+        k = getattr(env, "k", 0)
+        ks.add(k)
+        seat = raw.possible_agents.index(agent)
+        plain = raw.observe(agent)
+        x = plain["observation"]
+        if env_config.get("privileged_critic"):
+            x = np.concatenate([x, privileged_features(raw.game_state, seat)])
+        np.testing.assert_array_equal(o[OBS_KEY], renamer.obs(x, k))
+        np.testing.assert_array_equal(o[MASK_KEY], renamer.mask(plain["action_mask"], k))
+        if league.HINT_KEY in o:
+            assert o[MASK_KEY][o[league.HINT_KEY].argmax()] == 1.0
+        env.step(int(rng.choice(np.flatnonzero(o[MASK_KEY]))))
+        seen += 1
+    return seen, ks
+
+
+@pytest.mark.parametrize("privileged", [False, True])
+def test_suit_augment_renames_every_seat_and_maps_moves_back(privileged):
+    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.rllib import league
+
+    cfg = {"suit_augment": True, "privileged_critic": privileged, "heuristic_hint": True}
+    env = league.training_aec_env(cfg)
+    size = OBS_SIZE + (PRIV_SIZE if privileged else 0)
+    assert env.observation_space("player_0")[OBS_KEY].shape == (size,)
+    seen, ks = _play_training_env(cfg, hands=60)
+    assert seen > 500 and len(ks) >= 15
+    seen, ks = _play_training_env({"heuristic_hint": True}, hands=5)
+    assert ks == {0}
+
+
+def test_privileged_learner_module_actor_ignores_hidden_cards():
+    _ray()
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.rllib.config import config_from_dict
+    from sixtysix_training.rllib.modules import PrivilegedLearnerModule
+    from sixtysix_training.rllib.train import learner_spec
+    from sixtysix_training.rllib.weights import network_from_state
+
+    cfg = config_from_dict({"net_arch": [32, 16], "privileged_critic": True})
+    module = learner_spec(cfg, standalone=True).build()
+    assert isinstance(module, PrivilegedLearnerModule)
+    obs, masks = _some_observations(60)
+    rng = np.random.default_rng(1)
+    a = np.concatenate([obs, rng.integers(0, 2, (len(obs), PRIV_SIZE)).astype(np.float32)], 1)
+    b = np.concatenate([obs, rng.integers(0, 2, (len(obs), PRIV_SIZE)).astype(np.float32)], 1)
+
+    def run(x):
+        batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(x), MASK_KEY: torch.from_numpy(masks)}}
+        with torch.no_grad():
+            # as RLlib's learner does: the values first (which moves the mask out of the
+            # observation dict), then the training forward pass
+            values = module.compute_values(batch)
+            logits = module.forward_train(batch)[Columns.ACTION_DIST_INPUTS]
+        return logits.numpy(), values.numpy()
+
+    (la, va), (lb, vb) = run(a), run(b)
+    np.testing.assert_array_equal(la, lb)  # the actor cannot read a hidden card
+    assert not np.allclose(va, vb)  # the critic does
+    net = network_from_state(module.get_state(), "relu")
+    assert net.layers[0][0] == OBS_SIZE
+    legal = masks > 0
+    np.testing.assert_allclose(net.logits(obs)[legal], la[legal], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
+    _ray()
+    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy import load_policy
+
+    r = _cli(
+        [
+            "train",
+            "--backend",
+            "rllib",
+            "--config",
+            TINY,
+            "--set",
+            "total_timesteps=8000",
+            "--set",
+            "eval_every=0",
+            "--set",
+            "snapshot_every=4000",
+            "--set",
+            "num_cpus=2",
+            "--set",
+            "suit_augment=true",
+            "--set",
+            "privileged_critic=true",
+            "--set",
+            "bc_teacher=heuristic",
+            "--set",
+            "bc_hands=40",
+        ],
+        str(tmp_path),
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    run_dir = tmp_path / "runs" / "rllib-tiny"
+    assert "privileged_critic: true" in (run_dir / "config.yaml").read_text()
+    out = tmp_path / "p.npz"
+    r = _cli(["export", str(run_dir), "-o", str(out)], str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert load_policy(str(out)).network.layers[0][0] == OBS_SIZE

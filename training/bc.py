@@ -33,8 +33,19 @@ def collect(
     rules: str,
     seed: int,
     progress: bool = False,
+    suit_augment: bool = False,
+    privileged: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Record the teacher's decisions over ``hands`` hands (seats alternate with the deal)."""
+    """Record the teacher's decisions over ``hands`` hands (seats alternate with the deal).
+
+    With ``suit_augment`` each hand is recorded under a random renaming of the
+    suits (observation, mask and action alike); with ``privileged`` each
+    observation carries the hidden cards after it, for a privileged critic
+    (:mod:`sixtysix_training.learning`).
+    """
+    from .learning import PRIV_SIZE, SuitRenamer, privileged_features
+
+    renamer = SuitRenamer(suit_augment, seed)
     cfg = make_rules(rules)
     t = make_agent(teacher)
     o = t if opponent == "teacher" else make_agent(opponent)
@@ -52,15 +63,19 @@ def collect(
         rngs = (random.Random(rng.random()), random.Random(rng.random()))
         start = len(actions)
         seats = []
+        k = renamer.draw()
         while state.result is None:
             p = state.current_player()
             view = player_view(state, p)
             a = agents[p].act(view, rngs[p])
             if p in recorded:
                 ov = observe_view(view)
-                obs.append(ov["observation"])
-                masks.append(ov["action_mask"])
-                actions.append(int(a))
+                x = ov["observation"]
+                if privileged:
+                    x = np.concatenate([x, privileged_features(state, p)])
+                obs.append(renamer.obs(x, k))
+                masks.append(renamer.mask(ov["action_mask"], k))
+                actions.append(int(renamer.renamed[k][int(a)]))
                 seats.append(p)
             state = state.apply(a)
         r = state.returns()
@@ -71,6 +86,8 @@ def collect(
     if bar is not None:
         bar.close()
     obs_arr, mask_arr = stack_records(obs, masks)
+    if privileged and not obs:
+        obs_arr = np.zeros((0, OBS_SIZE + PRIV_SIZE), np.float32)
     return {
         "obs": obs_arr,
         "masks": mask_arr,

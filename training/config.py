@@ -91,6 +91,19 @@ class TrainConfig:
     )
     activation: str = _opt("relu", "Hidden activation: 'relu' or 'tanh'.")
 
+    # -- what speeds learning up (both backends; sixtysix_training.learning) -------
+    suit_augment: bool = _opt(
+        False,
+        "Show each training episode to the learner under one of the 24 renamings of the suits, "
+        "drawn at random (observation, mask and action through the renaming's index maps); "
+        "cloning data too. The suits are interchangeable, so this is the same game renamed.",
+    )
+    privileged_critic: bool = _opt(
+        False,
+        "Let the value network also see the hidden cards (the opponent's hand, the stock in "
+        "drawing order); the actor, and so the exported policy, sees only its information set.",
+    )
+
     # -- opponents (self-play pool) -------------------------------------------
     baseline_weights: dict[str, float] = field(
         default_factory=lambda: {"random": 0.1, "heuristic": 0.4},
@@ -173,6 +186,11 @@ class TrainConfig:
         100_000,
         "Steps between saves of the latest model (resumable); it is also saved at the end.",
     )
+
+
+#: Options a resumed run cannot change, whatever the backend: the saved network was built
+#: with them.
+FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic")
 
 
 # -- field documentation ------------------------------------------------------------
@@ -352,6 +370,13 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainCon
         raise ConfigError(
             f"{source}: expected a mapping of option names to values, got {type(values).__name__}"
         )
+    values = dict(values)
+    backend = values.pop("backend", "sb3")
+    if backend != "sb3":
+        raise ConfigError(
+            f"{source}: option 'backend' got {backend!r}; this loader reads the sb3 backend's "
+            f"configs (backends: {', '.join(BACKENDS)}; for rllib use --backend rllib)"
+        )
     hints = typing.get_type_hints(TrainConfig)
     names = [f.name for f in dataclasses.fields(TrainConfig)]
     unknown = [k for k in values if k not in hints]
@@ -459,6 +484,27 @@ def read_config_values(
         values[k] = v
         source = f"{source} with overrides" if "overrides" not in source else source
     return values, source
+
+
+#: The training backends and the value of a config's ``backend`` key that picks each.
+BACKENDS = ("sb3", "rllib")
+
+
+def config_backend(path: str) -> str:
+    """The backend a config file, a shipped config's name or a run folder asks for.
+
+    Its ``backend`` key as YAML reads it (``backend: rllib`` and
+    ``backend: "rllib"`` alike); ``sb3`` when there is none, or when the file
+    cannot be read (the loader then says why).
+    """
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.yaml")
+    try:
+        values, _ = read_config_values(path)
+    except ConfigError:
+        return "sb3"
+    backend = values.get("backend", "sb3")
+    return backend if backend in BACKENDS else "sb3"
 
 
 def load_config(path: str | None = None, overrides: list[str] | None = None) -> TrainConfig:

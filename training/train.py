@@ -44,7 +44,14 @@ import sys
 import time
 from typing import Any
 
-from .config import ConfigError, TrainConfig, describe_options, load_config, save_config
+from .config import (
+    FIXED_ON_RESUME,
+    ConfigError,
+    TrainConfig,
+    describe_options,
+    load_config,
+    save_config,
+)
 from .runs import clear_new_run_dir, load_model, resumable_run, write_json
 
 
@@ -95,8 +102,6 @@ class _LinearSchedule:
         return f"linear({self.lr0:g} -> 0)"
 
 
-# Settings a resumed run cannot change: the saved network would not fit them.
-FIXED_ON_RESUME = ("net_arch", "activation", "rules")
 
 
 def check_resume_changes(old: TrainConfig, new: TrainConfig) -> None:
@@ -124,14 +129,23 @@ def _new_model(cfg: TrainConfig, env):
     from sb3_contrib import MaskablePPO
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+        "activation_fn": activation,
+    }
+    policy: Any = "MlpPolicy"
+    if cfg.privileged_critic:
+        from sixtysix_env.env.observation import OBS_SIZE
+
+        from .sb3_policy import PrivilegedCriticPolicy
+
+        policy = PrivilegedCriticPolicy
+        policy_kwargs["actor_dim"] = OBS_SIZE
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         **ppo_settings(cfg),
-        policy_kwargs={
-            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-            "activation_fn": activation,
-        },
+        policy_kwargs=policy_kwargs,
         seed=cfg.seed,
         device="cpu",
         verbose=0,
@@ -176,6 +190,8 @@ def _collect_and_fit(
         cfg.rules,
         cfg.seed,
         progress=cfg.progress_bar,
+        suit_augment=cfg.suit_augment,
+        privileged=cfg.privileged_critic,
     )
     collect_s = time.perf_counter() - t0
     stats = bc.pretrain(
@@ -361,7 +377,9 @@ def train(
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
     pool = _make_pool(cfg)
-    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
+    env = SelfPlayVecEnv(
+        cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed
+    )
     state: dict[str, Any] = {}
     if resume:
         model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
@@ -432,13 +450,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace) -> str:
-    """--backend, else what the config or the resumed run folder says (``backend: rllib``)."""
-    from .rllib.train import is_rllib_run
+    """--backend, else ``--set backend=...``, else what the config or the resumed run folder
+    says (its ``backend`` key), else sb3."""
+    from .config import BACKENDS, config_backend, parse_override
 
     if getattr(args, "backend", None):
         return args.backend
+    for text in reversed(args.set):
+        try:
+            key, value = parse_override(text)
+        except ConfigError:
+            continue  # reported by the loader
+        if key == "backend" and value in BACKENDS:
+            return value
     path = args.resume or args.config
-    return "rllib" if path and is_rllib_run(path) else "sb3"
+    return config_backend(path) if path else "sb3"
 
 
 def run(args: argparse.Namespace) -> int:

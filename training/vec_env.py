@@ -8,6 +8,11 @@ flat observation vector only (the ``observation`` entry of the environment's
 MLP; the masks are served to ``MaskablePPO`` through ``env_method
 ("action_masks")`` from a buffer filled at each step.
 
+With ``suit_augment`` each episode is seen under one of the 24 renamings of
+the suits, and with ``privileged_critic`` the observation vector carries the
+hidden cards after the information set (``OBS_SIZE + PRIV_SIZE`` entries; the
+actor reads the first ``OBS_SIZE``): see :mod:`sixtysix_training.learning`.
+
 This is a lean ``DummyVecEnv``: the same loop, minus the deep copy of every
 step's infos and the per-key copying of ``Dict`` observations, which took a
 fifth of the rollout time here.
@@ -27,37 +32,62 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.single_agent import SixtySixEnv
 
+from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 from .pool import OpponentPool
 
 
 class SelfPlayVecEnv(VecEnv):
     """``n_envs`` games of Sixty-Six against opponents drawn from ``pool``."""
 
-    def __init__(self, n_envs: int, pool: OpponentPool, rules: str = "altmisalti") -> None:
+    def __init__(
+        self,
+        n_envs: int,
+        pool: OpponentPool,
+        rules: str = "altmisalti",
+        suit_augment: bool = False,
+        privileged_critic: bool = False,
+        seed: int = 0,
+    ) -> None:
         self.pool = pool
         # Strict: a masked learner never plays an illegal action, so one is a bug.
         self.envs = [
             SixtySixEnv(opponent="random", rules=rules, illegal_action="raise")
             for _ in range(n_envs)
         ]
-        obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.privileged = bool(privileged_critic)
+        self.renamer = SuitRenamer(suit_augment, seed)
+        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
+        obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         super().__init__(n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        self.buf_obs = np.zeros((n_envs, OBS_SIZE), np.float32)
+        self.buf_obs = np.zeros((n_envs, size), np.float32)
         self.buf_masks = np.zeros((n_envs, NUM_ACTIONS), bool)
+        self.renaming = np.zeros(n_envs, np.int64)
         self.labels = [("", "")] * n_envs
         self.ep_return = np.zeros(n_envs, np.float64)
         self.ep_len = np.zeros(n_envs, np.int64)
         self._actions: np.ndarray | None = None
         self._t0 = time.time()
 
+    def _learner_obs(self, i: int, obs: dict) -> np.ndarray:
+        """Game ``i``'s observation as the learner sees it (renamed; hidden cards appended)."""
+        x = obs["observation"]
+        if self.privileged:
+            env = self.envs[i]
+            x = np.concatenate([x, privileged_features(env.state, env.seat)])
+        return self.renamer.obs(x, self.renaming[i])
+
+    def _store(self, i: int, obs: dict) -> None:
+        self.buf_obs[i] = self._learner_obs(i, obs)
+        self.buf_masks[i] = self.renamer.mask(obs["action_mask"], self.renaming[i])
+
     def _reset_one(self, i: int, seed: int | None = None) -> None:
         label, group, agent = self.pool.sample()
         env = self.envs[i]
         env.opponent = agent
+        self.renaming[i] = self.renamer.draw()
         obs, _ = env.reset(seed=seed)
         self.labels[i] = (label, group)
-        self.buf_obs[i] = obs["observation"]
-        self.buf_masks[i] = obs["action_mask"]
+        self._store(i, obs)
         self.ep_return[i] = 0.0
         self.ep_len[i] = 0
 
@@ -67,6 +97,12 @@ class SelfPlayVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         return self.buf_obs.copy()
+
+    def seed(self, seed: int | None = None):
+        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
+        seeds = super().seed(seed)
+        self.renamer.reseed(seeds[0])
+        return seeds
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -78,7 +114,9 @@ class SelfPlayVecEnv(VecEnv):
         dones = np.zeros(n, bool)
         infos: list[dict[str, Any]] = []
         for i, env in enumerate(self.envs):
-            obs, r, term, trunc, _ = env.step(int(actions[i]))
+            obs, r, term, trunc, _ = env.step(
+                self.renamer.original_action(actions[i], self.renaming[i])
+            )
             rewards[i] = r
             self.ep_return[i] += r
             self.ep_len[i] += 1
@@ -87,7 +125,7 @@ class SelfPlayVecEnv(VecEnv):
                 label, group = self.labels[i]
                 infos.append(
                     {
-                        "terminal_observation": obs["observation"],
+                        "terminal_observation": self._learner_obs(i, obs),
                         "episode": {
                             "r": float(self.ep_return[i]),
                             "l": int(self.ep_len[i]),
@@ -100,8 +138,7 @@ class SelfPlayVecEnv(VecEnv):
                 )
                 self._reset_one(i)
             else:
-                self.buf_obs[i] = obs["observation"]
-                self.buf_masks[i] = obs["action_mask"]
+                self._store(i, obs)
                 infos.append({})
         return self.buf_obs.copy(), rewards, dones, infos
 

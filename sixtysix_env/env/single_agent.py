@@ -188,6 +188,15 @@ class SixtySixEnv(gymnasium.Env):
         return info
 
     @property
+    def state(self):
+        """The engine state of the current position: full information, hidden cards included.
+
+        For training tools that may see more than the learner (a privileged
+        critic); the learner's observation never reads it.
+        """
+        return self._table.state
+
+    @property
     def last_hand_result(self) -> HandResult | None:
         """The engine's ``HandResult`` of the last hand ended in this episode (or None)."""
         return self._table.last_result

@@ -43,9 +43,11 @@ from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.rllib import RLlibObservationWrapper
+from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY, RLlibObservationWrapper
 from sixtysix_env.policy import PolicyNetwork
 from sixtysix_env.view import player_view
+
+from ..learning import PRIV_SIZE, SuitRenamer, privileged_features
 
 LEARNER = "learner"
 HINT_KEY = "heuristic"
@@ -189,17 +191,102 @@ class HeuristicHintWrapper(BaseWrapper):
         return obs
 
 
+class PrivilegedObservationWrapper(BaseWrapper):
+    """Appends the hidden cards to each ``observations`` vector (``privileged_critic``).
+
+    The learner's module (:class:`.modules.PrivilegedLearnerModule`) feeds the
+    first ``OBS_SIZE`` entries to its actor and all of them to its critic;
+    snapshot opponents read the first ``OBS_SIZE`` only.
+    """
+
+    def __init__(self, env) -> None:
+        super().__init__(env)
+        self._spaces = {}
+        for a in env.possible_agents:
+            inner = env.observation_space(a)
+            n = inner[OBS_KEY].shape[0] + PRIV_SIZE
+            self._spaces[a] = spaces.Dict(
+                {**inner.spaces, OBS_KEY: spaces.Box(0.0, 1.0, (n,), np.float32)}
+            )
+
+    def observation_space(self, agent: str):
+        return self._spaces[agent]
+
+    def observe(self, agent: str):
+        obs = super().observe(agent)
+        if obs is None:
+            return None
+        raw = self.env.unwrapped
+        seat = raw.possible_agents.index(agent)
+        obs[OBS_KEY] = np.concatenate(
+            [obs[OBS_KEY], privileged_features(raw.game_state, seat)]
+        ).astype(np.float32)
+        return obs
+
+
+class SuitRenamingWrapper(BaseWrapper):
+    """Shows each hand under one of the 24 renamings of the suits (``suit_augment``).
+
+    Every seat's observation, mask and heuristic hint are renamed alike, and a
+    chosen action is mapped back before the game applies it, so the league's
+    opponents (the heuristic through its renamed hint, the snapshots on the
+    renamed observation) play the same renamed game as the learner.
+    """
+
+    def __init__(self, env, seed: int = 0) -> None:
+        super().__init__(env)
+        self.renamer = SuitRenamer(True, seed)
+        self.k = 0
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self.renamer.reseed(seed)
+        self.k = self.renamer.draw()
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str):
+        obs = super().observe(agent)
+        if obs is None or self.k == 0:
+            return obs
+        out = dict(obs)
+        out[OBS_KEY] = self.renamer.obs(obs[OBS_KEY], self.k)
+        out[MASK_KEY] = self.renamer.mask(obs[MASK_KEY], self.k)
+        if HINT_KEY in obs:
+            out[HINT_KEY] = self.renamer.mask(obs[HINT_KEY], self.k)
+        return out
+
+    def step(self, action) -> None:
+        if action is not None:
+            action = self.renamer.original_action(action, self.k)
+        super().step(action)
+
+
+def training_aec_env(env_config: dict):
+    """The AEC game the learner trains on, with the wrappers its options ask for."""
+    from sixtysix_env.sixtysix_v0 import raw_env
+
+    env = RLlibObservationWrapper(raw_env(rules=env_config.get("rules", "altmisalti")))
+    if env_config.get("privileged_critic"):
+        env = PrivilegedObservationWrapper(env)
+    if env_config.get("heuristic_hint"):
+        env = HeuristicHintWrapper(env)
+    if env_config.get("suit_augment"):
+        # one stream of renamings per game: the run's seed, the runner and the game's index
+        worker = getattr(env_config, "worker_index", 0)
+        game = getattr(env_config, "vector_index", 0)
+        seed = int(env_config.get("seed", 0)) * 1_000_003 + worker * 1009 + game
+        env = SuitRenamingWrapper(env, seed=seed)
+    return env
+
+
 def make_env(env_config: dict):
     """The training environment: RLlib's ``PettingZooEnv`` over the strict ``raw_env``.
 
     ``raw_env`` raises on an illegal move instead of ending the hand, so a
-    masking bug stops training instead of hiding in the rewards.
+    masking bug stops training instead of hiding in the rewards. The options
+    ``privileged_critic`` and ``suit_augment`` add their wrappers
+    (:mod:`sixtysix_training.learning`).
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from sixtysix_env.sixtysix_v0 import raw_env
-
-    env = RLlibObservationWrapper(raw_env(rules=env_config.get("rules", "altmisalti")))
-    if env_config.get("heuristic_hint"):
-        env = HeuristicHintWrapper(env)
-    return PettingZooEnv(env)
+    return PettingZooEnv(training_aec_env(env_config))

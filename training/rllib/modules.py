@@ -1,4 +1,4 @@
-"""RLModules of the league's opponents: they pick actions and are never trained.
+"""RLModules of the league's opponents (never trained) and of a privileged learner.
 
 One class covers the three kinds, told apart by the module id:
 
@@ -15,11 +15,17 @@ them; ``policies_to_train=["learner"]`` keeps them out of the updates.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
+from ray.rllib.core.models.base import ENCODER_OUT
+from ray.rllib.core.models.torch.encoder import TorchMLPEncoder
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
 
 from .league import _LEAGUE, HINT_KEY
@@ -47,7 +53,8 @@ class OpponentModule(TorchRLModule):
                 raise RuntimeError(
                     f"league slot {self.slot!r} was drawn but holds no snapshot in this process"
                 )
-            logits = net.logits(obs[OBS_KEY].cpu().numpy()).astype(np.float64)
+            # the information set only (a privileged critic's run appends the hidden cards)
+            logits = net.logits(obs[OBS_KEY].cpu().numpy()[:, :OBS_SIZE]).astype(np.float64)
             logits = np.where(mask, logits, -np.inf)
             if _LEAGUE["deterministic"]:
                 actions = logits.argmax(-1)
@@ -67,3 +74,29 @@ def _sample(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     u = rng.random(len(cum)) * cum[:, -1]
     a = (cum <= u[:, None]).sum(-1)
     return np.minimum(a, weights.shape[-1] - 1)
+
+
+class PrivilegedLearnerModule(ActionMaskingTorchRLModule):
+    """RLlib's action-masking PPO module whose actor reads the information set only.
+
+    For ``privileged_critic``: the ``observations`` vector is the information
+    set (``OBS_SIZE`` entries) followed by the hidden cards. The critic's
+    encoder reads all of it; the actor's encoder is rebuilt for the first
+    ``OBS_SIZE`` entries and slices them off, so its weights (same names and
+    shapes as a plain learner's) export to the same numpy policy and cannot
+    depend on a hidden card.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        old = self.encoder.actor_encoder
+        self.encoder.actor_encoder = _InformationSetEncoder(
+            dataclasses.replace(old.config, input_dims=[OBS_SIZE])
+        )
+
+
+class _InformationSetEncoder(TorchMLPEncoder):
+    """An MLP encoder over the first ``OBS_SIZE`` entries of the observation."""
+
+    def _forward(self, inputs: dict, **kwargs) -> dict:
+        return {ENCODER_OUT: self.net(inputs[Columns.OBS][..., :OBS_SIZE])}

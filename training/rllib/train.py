@@ -38,7 +38,7 @@ import sys
 import time
 from typing import Any
 
-from ..config import ConfigError, resolve_config
+from ..config import FIXED_ON_RESUME, ConfigError, config_backend
 from ..figures import eval_line
 from ..pool import OpponentPool
 from ..runs import clear_new_run_dir, log_evaluation, resumable_run, write_json
@@ -129,19 +129,19 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
         ActionMaskingTorchRLModule,
     )
 
-    from sixtysix_env.env.rllib import RLlibObservationWrapper
-    from sixtysix_env.sixtysix_v0 import raw_env
+    from .league import training_aec_env
+    from .modules import PrivilegedLearnerModule
 
     t = cfg.train
     extra = {}
     if standalone:
-        env = RLlibObservationWrapper(raw_env(rules=t.rules))
+        env = training_aec_env({"rules": t.rules, "privileged_critic": t.privileged_critic})
         extra = {
             "observation_space": env.observation_space(env.possible_agents[0]),
             "action_space": spaces.Discrete(env.action_space(env.possible_agents[0]).n),
         }
     return RLModuleSpec(
-        module_class=ActionMaskingTorchRLModule,
+        module_class=PrivilegedLearnerModule if t.privileged_critic else ActionMaskingTorchRLModule,
         model_config=DefaultModelConfig(
             fcnet_hiddens=list(t.net_arch),
             fcnet_activation=t.activation,
@@ -202,6 +202,9 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
             env_config={
                 "rules": t.rules,
                 "heuristic_hint": t.baseline_weights.get("heuristic", 0) > 0,
+                "suit_augment": t.suit_augment,
+                "privileged_critic": t.privileged_critic,
+                "seed": t.seed,
             },
             disable_env_checking=True,  # its random actions ignore the mask
         )
@@ -595,19 +598,8 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
 
 
 def is_rllib_run(path: str) -> bool:
-    """Whether ``path`` (a run folder, a YAML config or a shipped config's name) says
-    ``backend: rllib``."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.yaml")
-    elif not os.path.isfile(path):
-        try:
-            path = resolve_config(path)  # a shipped name, or configs/NAME.yaml outside a clone
-        except ConfigError:
-            return False
-    if not os.path.isfile(path):
-        return False
-    with open(path, encoding="utf-8") as f:
-        return any(line.split("#")[0].strip() == "backend: rllib" for line in f)
+    """Whether ``path`` (a run folder, a YAML config or a shipped config's name) is for RLlib."""
+    return config_backend(path) == "rllib"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -624,7 +616,7 @@ def run(args: argparse.Namespace) -> int:
             cfg_path = os.path.join(run_dir, "config.yaml")
             old = load_config(cfg_path)
             cfg = load_config(cfg_path, args.set)
-            for key in ("net_arch", "activation", "rules", "max_snapshots"):
+            for key in (*FIXED_ON_RESUME, "max_snapshots"):
                 if getattr(old.train, key) != getattr(cfg.train, key):
                     raise ConfigError(
                         f"cannot change {key!r} when resuming: the saved modules were built with it"

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_rllib.py [--config configs/rllib-quickstart.yaml] [--runners 0 1 2]
                                      [--iterations 4] [--sb3-python .venv/bin/python]
+                                     [--profile rllib.prof]
 
 For each number of env runners, builds the RLlib backend's PPO exactly as
 ``sixtysix train --backend rllib`` does (league with the config's baselines,
@@ -21,6 +22,7 @@ the driver, so 2 runners cannot go much beyond 1; see docs/rllib.md.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import re
 import subprocess
@@ -32,7 +34,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def measure(config_path: str, runners: int, iterations: int, num_cpus: int | None) -> dict:
+def measure(
+    config_path: str, runners: int, iterations: int, num_cpus: int | None, profile: str | None = None
+) -> dict:
     import ray
     import torch
 
@@ -52,11 +56,17 @@ def measure(config_path: str, runners: int, iterations: int, num_cpus: int | Non
         push(algo, pool, {}, cfg.rllib.self_weight, 1, cfg.train.seed)
         algo.train()  # warm-up: actors started, first batch, first update
         learner = env = 0
+        prof = cProfile.Profile() if profile else None
         t0 = time.perf_counter()
+        if prof is not None:
+            prof.enable()
         for _ in range(iterations):
             r = algo.train()
             learner += r["env_runners"]["num_module_steps_sampled"][LEARNER]
             env += r["env_runners"]["num_env_steps_sampled"]
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(profile)
         dt = time.perf_counter() - t0
         algo.stop()
     finally:
@@ -99,9 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray")
     p.add_argument("--sb3-python", help="interpreter with the [train] extra, for the SB3 figure")
     p.add_argument("--sb3-steps", type=int, default=65536)
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="write a cProfile of the timed iterations (first runner count) to FILE "
+        "(read it with python -m pstats FILE; cProfile slows RLlib's Python machinery most)",
+    )
     args = p.parse_args(argv)
     print(f"machine: {os.cpu_count()} CPU cores; config {os.path.relpath(args.config, ROOT)}")
-    rows = [measure(args.config, n, args.iterations, args.num_cpus) for n in args.runners]
+    rows = [
+        measure(args.config, n, args.iterations, args.num_cpus, args.profile if i == 0 else None)
+        for i, n in enumerate(args.runners)
+    ]
     print()
     print("env runners | learner steps/s | env steps/s | timed")
     for r in rows:

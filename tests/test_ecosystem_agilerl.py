@@ -1,5 +1,8 @@
 """AgileRL: DQN on ``SixtySix-v0`` (mask in ``info``) trained by its own off-policy loop.
 
+Both as shipped (the ``Dict`` observation; the environment puts the mask in
+``info["action_mask"]`` itself) and with ``MaskInInfo`` (a ``Box`` of the features).
+
 AgileRL pins pettingzoo<1.27 and tensordict==0.13 (TorchRL needs newer) and
 imports ``peft`` without declaring it, so CI runs this file in its own
 virtual environment (``SIXTYSIX_AGILERL_VENV=1``).
@@ -27,13 +30,19 @@ def make_env() -> MaskInInfo:
     return MaskInInfo(gymnasium.make("SixtySix-v0", opponent="heuristic", illegal_action="raise"))
 
 
+def make_shipped_env() -> gymnasium.Env:
+    return gymnasium.make("SixtySix-v0", opponent="heuristic", illegal_action="raise")
+
+
 @pytest.mark.usefixtures(one_torch_thread.__name__)
-def test_dqn_trains_with_agilerls_loop():
+@pytest.mark.parametrize("maker", [make_shipped_env, make_env], ids=["as-shipped", "MaskInInfo"])
+def test_dqn_trains_with_agilerls_loop(maker):
     # illegal_action="raise": an unmasked action would fail the run, so passing
     # shows AgileRL applied the masks from info.
-    env = make_vect_envs(make_env=make_env, num_envs=2, should_async_vector=False)
+    env = make_vect_envs(make_env=maker, num_envs=2, should_async_vector=False)
     try:
-        assert env.single_observation_space.shape == (OBS_SIZE,)
+        if maker is make_env:
+            assert env.single_observation_space.shape == (OBS_SIZE,)
         agent = DQN(
             env.single_observation_space,
             env.single_action_space,

@@ -64,10 +64,14 @@ def test_make_vec_env_then_maskable_ppo():
     model = MaskablePPO("MultiInputPolicy", vec_env, n_steps=64, batch_size=64, seed=0)
     model.learn(256)
     assert model.num_timesteps >= 256
-    # The episode infos reach SB3's Monitor and are plain: JSON-able.
+    # The episode infos reach SB3's Monitor and are plain: numbers, and the mask as an
+    # int8 array equal to the one MaskablePPO reads (JSON-able as a list).
     masks = vec_env.env_method("action_masks")
     infos = vec_env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))[3]
-    json.dumps(infos)
+    for info, mask in zip(infos, vec_env.env_method("action_masks")):
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"].astype(bool), mask)
+    json.dumps(infos, default=lambda a: a.tolist())
     with pytest.raises(
         ValueError, match=r"unknown render_mode 'rgb_array'; allowed: None, 'human'"
     ):

@@ -97,3 +97,39 @@ def test_ismcts_bot_plays_against_a_random_bot(monkeypatch):
         assert returns[0] == -returns[1] and abs(returns[0]) <= 3
     # The bot searched: 25 sampled worlds per decision.
     assert len(samples) >= 2 * 25 * 6 and len(samples) % 25 == 0
+
+
+def test_pytorch_dqn_plays_and_learns_through_rl_environment():
+    """OpenSpiel's PyTorch DQN (it imports dm-tree, which the [openspiel] extra brings)."""
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import dqn
+
+    torch.manual_seed(0)
+    env = rl_environment.Environment(GAME_NAME, seed=0)
+    size = env.observation_spec()["info_state"][0]
+    n_actions = env.action_spec()["num_actions"]
+    agents = [
+        dqn.DQN(
+            player_id=p,
+            state_representation_size=size,
+            num_actions=n_actions,
+            hidden_layers_sizes=[32],
+            replay_buffer_capacity=1_000,
+            batch_size=16,
+            min_buffer_size_to_learn=32,
+            learn_every=4,
+        )
+        for p in (0, 1)
+    ]
+    for _ in range(12):
+        ts = env.reset()
+        while not ts.last():
+            p = ts.observations["current_player"]
+            out = agents[p].step(ts)
+            assert out.action in ts.observations["legal_actions"][p]
+            ts = env.step([out.action])
+        for agent in agents:
+            agent.step(ts)
+        assert sorted(ts.rewards) == sorted(-r for r in ts.rewards)
+    assert all(a.loss is not None for a in agents)  # both learned on replayed batches

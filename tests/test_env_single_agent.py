@@ -49,6 +49,28 @@ def run_episode(env, seed=None, policy_seed=0):
             return total, steps, trace, info
 
 
+@pytest.mark.parametrize("mode", ["hand", "match"])
+def test_the_mask_is_also_in_info_on_every_step(mode):
+    """``info["action_mask"]`` is the observation's mask (for loops that read it there)."""
+    env = gymnasium.make("SixtySix-v0", opponent="heuristic", mode=mode, illegal_action="raise")
+    rng = random.Random(4)
+    for episode in range(3):
+        obs, info = env.reset(seed=episode)
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(masked_random(obs, rng))
+            np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+            assert info["action_mask"].dtype == np.int8
+            done = term or trunc
+        assert not info["action_mask"].any()
+    lose = gymnasium.make("SixtySix-v0")  # an illegal move ends the episode: an empty mask
+    obs, _ = lose.reset(seed=0)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, _, term, _, info = lose.step(bad)
+    assert term and info["illegal_action"] == bad and not info["action_mask"].any()
+
+
 def test_gymnasium_make_after_import():
     env = gymnasium.make("SixtySix-v0", opponent="random")
     obs, info = env.reset(seed=0)

@@ -60,10 +60,13 @@ class SixtySixEnv(gymnasium.Env):
     ``"ansi"`` (SB3's ``make_vec_env`` passes ``"rgb_array"``) is kept with a
     warning, as Gymnasium does, and :meth:`render` then raises.
 
-    Every ``info`` (``reset`` and ``step``) has the same keys, all numbers:
+    Every ``info`` (``reset`` and ``step``) has the same keys:
     ``learner_seat``, ``illegal_action`` (the id of an
     illegal action that ended the episode, else -1) and those of
-    :data:`~sixtysix_env.env.core.INFO_KEYS`. The engine's ``HandResult`` of
+    :data:`~sixtysix_env.env.core.INFO_KEYS`, all numbers, and
+    ``action_mask``: the observation's own mask array (int8, 1 = legal; all
+    zeros once the episode is over), for training loops that read masks from
+    ``info`` (AgileRL's, for one). The engine's ``HandResult`` of
     the last hand is :attr:`last_hand_result`.
     """
 
@@ -142,7 +145,8 @@ class SixtySixEnv(gymnasium.Env):
         self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
-        return self._observe(), self._quiet_info.copy()
+        obs = self._observe()
+        return obs, self._with_mask(self._quiet_info.copy(), obs)
 
     def step(self, action):
         table = self._table
@@ -159,7 +163,7 @@ class SixtySixEnv(gymnasium.Env):
                 raise table.legal_error(action, "the learner")
             self._over = True
             obs = self._observe()
-            info = self._quiet_info.copy()
+            info = self._with_mask(self._quiet_info.copy(), obs)
             info["illegal_action"] = action
             return obs, self.illegal_reward, True, False, info
         seat = self.seat
@@ -179,7 +183,13 @@ class SixtySixEnv(gymnasium.Env):
                 self._quiet_info = self._info(None)
         if self.render_mode == "human":
             self.render()
-        return self._observe(), reward, over, False, info
+        obs = self._observe()
+        return obs, reward, over, False, self._with_mask(info, obs)
+
+    @staticmethod
+    def _with_mask(info: dict, obs: dict) -> dict:
+        info["action_mask"] = obs["action_mask"]
+        return info
 
     def _info(self, result) -> dict[str, Any]:
         info = self._table.info(result)

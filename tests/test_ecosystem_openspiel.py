@@ -99,6 +99,7 @@ def test_ismcts_bot_plays_against_a_random_bot(monkeypatch):
     assert len(samples) >= 2 * 25 * 6 and len(samples) % 25 == 0
 
 
+@pytest.mark.slow
 def test_pytorch_dqn_plays_and_learns_through_rl_environment():
     """OpenSpiel's PyTorch DQN (it imports dm-tree, which the [openspiel] extra brings)."""
     import torch
@@ -106,7 +107,8 @@ def test_pytorch_dqn_plays_and_learns_through_rl_environment():
     from open_spiel.python.pytorch import dqn
 
     torch.manual_seed(0)
-    env = rl_environment.Environment(GAME_NAME, seed=0)
+    env = rl_environment.Environment(pyspiel.load_game(GAME_NAME))
+    env.seed(0)
     size = env.observation_spec()["info_state"][0]
     n_actions = env.action_spec()["num_actions"]
     agents = [

@@ -46,7 +46,8 @@ def test_dqn_trains_with_agilerls_loop(maker):
         agent = DQN(
             env.single_observation_space,
             env.single_action_space,
-            net_config={"encoder_config": {"hidden_size": [64]}},
+            # A Box gets a small MLP; the Dict (as shipped) AgileRL's default multi-input net.
+            net_config={"encoder_config": {"hidden_size": [64]}} if maker is make_env else None,
             batch_size=32,
             learn_step=4,
         )

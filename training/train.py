@@ -102,8 +102,6 @@ class _LinearSchedule:
         return f"linear({self.lr0:g} -> 0)"
 
 
-
-
 def check_resume_changes(old: TrainConfig, new: TrainConfig) -> None:
     """Refuse a resume whose config changes what the saved model is built on."""
     for key in FIXED_ON_RESUME:

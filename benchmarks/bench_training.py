@@ -94,31 +94,21 @@ def bench_default(steps: int, rules: str, seed: int) -> tuple[int, float]:
 
 
 def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, object]:
+    """The config's training step as ``sixtysix train`` builds it (its learning options too)."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from sixtysix_training.config import load_config
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import ppo_settings
+    from sixtysix_training.train import _new_model
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
-    cfg = load_config(config)
+    cfg = load_config(config, [f"seed={seed}"])
     torch.set_num_threads(cfg.torch_threads)
     pool = OpponentPool(cfg.baseline_weights, seed=seed)
-    env = SelfPlayVecEnv(cfg.n_envs, pool, cfg.rules)
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        **ppo_settings(cfg),
-        policy_kwargs={
-            "net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch},
-            "activation_fn": activation,
-        },
-        seed=seed,
-        device="cpu",
-        verbose=0,
+    env = SelfPlayVecEnv(
+        cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed
     )
+    model = _new_model(cfg, env)
     n, dt = time_learning(model, steps)
     return n, dt, cfg
 
@@ -152,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
         f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
-        f"{cfg.torch_threads} torch thread(s)): {conf_sps:,.0f} steps/s, "
+        f"{cfg.torch_threads} torch thread(s), suit_augment {cfg.suit_augment}, "
+        f"privileged_critic {cfg.privileged_critic}): {conf_sps:,.0f} steps/s, "
         f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
     )
     if not args.no_default:

@@ -52,21 +52,17 @@ def privileged_features(state, seat: int) -> np.ndarray:
     may read these: they are exactly what the seat's information set hides.
     """
     out = np.zeros(PRIV_SIZE, np.float32)
-    opp = state.hand(1 - seat)
-    c = 0
-    while opp:
-        if opp & 1:
-            out[c] = 1.0
-        opp >>= 1
-        c += 1
+    out[:NUM_CARDS] = (state.hand(1 - seat) >> _CARD_IDS) & 1
     stock = state.stock_cards
-    for card in stock:
-        out[NUM_CARDS + card] = 1.0
     if stock:
+        out[NUM_CARDS + np.asarray(stock)] = 1.0
         out[2 * NUM_CARDS + stock[0]] = 1.0
         if len(stock) > 1:
             out[3 * NUM_CARDS + stock[1]] = 1.0
     return out
+
+
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 
 
 def _card_map(perm: tuple[int, ...], blocks: int) -> np.ndarray:

@@ -104,7 +104,7 @@ class SuitRenamer:
         self.renamed = renamed
 
     def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng([seed, 0x5A17])
+        self.rng = np.random.default_rng([int(seed) % 2**63, 0x5A17])
 
     def draw(self) -> int:
         """The renaming of the next episode (0, the identity, when not enabled)."""

@@ -393,28 +393,19 @@ def _cli(args: list[str], cwd: str) -> subprocess.CompletedProcess:
     )
 
 
+def _train_tiny(cwd: str, **options) -> subprocess.CompletedProcess:
+    """``sixtysix train --backend rllib`` on the tiny config with ``--set`` overrides."""
+    sets = [x for k, v in options.items() for x in ("--set", f"{k}={v}")]
+    return _cli(["train", "--backend", "rllib", "--config", TINY, *sets], cwd)
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     """The tiny config, shortened: trains on a local Ray, evaluates, saves, exports."""
     _ray()
     cwd = tmp_path_factory.mktemp("rllib")
-    r = _cli(
-        [
-            "train",
-            "--backend",
-            "rllib",
-            "--config",
-            TINY,
-            "--set",
-            "total_timesteps=24000",
-            "--set",
-            "eval_every=12000",
-            "--set",
-            "snapshot_every=8000",
-            "--set",
-            "num_cpus=2",
-        ],
-        str(cwd),
+    r = _train_tiny(
+        str(cwd), total_timesteps=24000, eval_every=12000, snapshot_every=8000, num_cpus=2
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return cwd, os.path.join(str(cwd), "runs", "rllib-tiny"), r.stdout
@@ -662,31 +653,16 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_env.policy import load_policy
 
-    r = _cli(
-        [
-            "train",
-            "--backend",
-            "rllib",
-            "--config",
-            TINY,
-            "--set",
-            "total_timesteps=8000",
-            "--set",
-            "eval_every=0",
-            "--set",
-            "snapshot_every=4000",
-            "--set",
-            "num_cpus=2",
-            "--set",
-            "suit_augment=true",
-            "--set",
-            "privileged_critic=true",
-            "--set",
-            "bc_teacher=heuristic",
-            "--set",
-            "bc_hands=40",
-        ],
+    r = _train_tiny(
         str(tmp_path),
+        total_timesteps=8000,
+        eval_every=0,
+        snapshot_every=4000,
+        num_cpus=2,
+        suit_augment="true",
+        privileged_critic="true",
+        bc_teacher="heuristic",
+        bc_hands=40,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     run_dir = tmp_path / "runs" / "rllib-tiny"

@@ -96,6 +96,21 @@ def collect(
     }
 
 
+def collect_for_run(cfg, player: str, progress: bool = False) -> dict[str, np.ndarray]:
+    """:func:`collect` as a training config asks (``bc_hands`` hands against ``bc_opponent``,
+    its rules, seed and learning options); both backends' warm starts use it."""
+    return collect(
+        player,
+        cfg.bc_opponent,
+        cfg.bc_hands,
+        cfg.rules,
+        cfg.seed,
+        progress=progress,
+        suit_augment=cfg.suit_augment,
+        privileged=cfg.privileged_critic,
+    )
+
+
 def accuracy(policy, obs, masks, actions) -> float:
     """Share of the decisions where the policy's most likely action is the recorded one."""
     import torch as th

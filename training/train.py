@@ -181,16 +181,7 @@ def _collect_and_fit(
     from . import bc
 
     t0 = time.perf_counter()
-    data = bc.collect(
-        player,
-        cfg.bc_opponent,
-        cfg.bc_hands,
-        cfg.rules,
-        cfg.seed,
-        progress=cfg.progress_bar,
-        suit_augment=cfg.suit_augment,
-        privileged=cfg.privileged_critic,
-    )
+    data = bc.collect_for_run(cfg, player, progress=cfg.progress_bar)
     collect_s = time.perf_counter() - t0
     stats = bc.pretrain(
         model.policy,

@@ -70,15 +70,7 @@ def warm_start(algo, spec, cfg, printer=print) -> dict[str, Any]:
     t = cfg.train
     t0 = time.perf_counter()
     printer(f"behaviour cloning: {t.bc_hands:,} hands of {t.bc_teacher} (against {t.bc_opponent})")
-    data = bc.collect(
-        t.bc_teacher,
-        t.bc_opponent,
-        t.bc_hands,
-        t.rules,
-        t.seed,
-        suit_augment=t.suit_augment,
-        privileged=t.privileged_critic,
-    )
+    data = bc.collect_for_run(t, t.bc_teacher)
     collect_s = time.perf_counter() - t0
     module = spec.build()
     module.set_state(algo.learner_group.get_weights([LEARNER])[LEARNER])

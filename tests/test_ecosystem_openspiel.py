@@ -119,12 +119,12 @@ def test_pytorch_dqn_plays_and_learns_through_rl_environment():
             hidden_layers_sizes=[32],
             replay_buffer_capacity=1_000,
             batch_size=16,
-            min_buffer_size_to_learn=32,
+            min_buffer_size_to_learn=16,
             learn_every=4,
         )
         for p in (0, 1)
     ]
-    for _ in range(12):
+    for _ in range(8):
         ts = env.reset()
         while not ts.last():
             p = ts.observations["current_player"]

@@ -655,7 +655,7 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
 
     r = _train_tiny(
         str(tmp_path),
-        total_timesteps=8000,
+        total_timesteps=4000,
         eval_every=0,
         snapshot_every=4000,
         num_cpus=2,

@@ -517,3 +517,29 @@ def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch
     loaded = load_model(str(tmp_path / "model.zip"))
     for a, b in zip(model.policy.parameters(), loaded.policy.parameters()):
         assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
+    """Saving the best and latest models is atomic (issue 24, item 4: the part done)."""
+    from pathlib import Path
+
+    from sixtysix_training.runs import save_model_atomically
+
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"the previous model")
+
+    class KilledWhileSaving:
+        def save(self, p):
+            Path(p).write_bytes(b"half a zip")
+            raise KeyboardInterrupt
+
+    class Saves:
+        def save(self, p):
+            Path(p).write_bytes(b"the new model")
+
+    with pytest.raises(KeyboardInterrupt):
+        save_model_atomically(KilledWhileSaving(), str(path))
+    assert path.read_bytes() == b"the previous model"
+    assert os.listdir(tmp_path) == ["model.zip"]  # no temporary file left
+    save_model_atomically(Saves(), str(path))
+    assert path.read_bytes() == b"the new model" and os.listdir(tmp_path) == ["model.zip"]

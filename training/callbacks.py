@@ -34,7 +34,7 @@ from .config import TrainConfig
 from .figures import eval_line, evaluate_agent
 from .numpy_policy import network_from_policy, policy_agent
 from .pool import OpponentPool
-from .runs import log_evaluation, write_json
+from .runs import log_evaluation, save_model_atomically, write_json
 
 # SB3's own keys -> the chart groups.
 _RENAME = {
@@ -237,7 +237,7 @@ class SelfPlayCallback(BaseCallback):
         if is_best:
             best_dir = os.path.join(self.run_dir, "best")
             os.makedirs(best_dir, exist_ok=True)
-            self.model.save(os.path.join(best_dir, "model.zip"))
+            save_model_atomically(self.model, os.path.join(best_dir, "model.zip"))
             write_json(os.path.join(best_dir, "eval.json"), record)
         self._mark("eval")
         self.printer(eval_line(steps, self.wall_time(), figures, is_best))
@@ -253,7 +253,7 @@ class SelfPlayCallback(BaseCallback):
     def save_latest(self) -> None:
         latest = os.path.join(self.run_dir, "latest")
         os.makedirs(latest, exist_ok=True)
-        self.model.save(os.path.join(latest, "model.zip"))
+        save_model_atomically(self.model, os.path.join(latest, "model.zip"))
         state = dict(self.state)
         state["steps"] = self.num_timesteps
         state["wall_time_s"] = self.wall_time()

@@ -44,6 +44,22 @@ def write_json(path: str, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def save_model_atomically(model, path: str) -> None:
+    """``model.save(path)`` whole or not at all: a temporary file beside it, then a rename.
+
+    A run stopped while saving keeps the previous file intact (SB3 writes the
+    zip in place, so an interrupted save left a truncated ``model.zip`` that
+    ``--resume`` refused, the previous one already gone).
+    """
+    tmp = path + ".tmp"
+    try:
+        model.save(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def log_evaluation(
     run_dir: str,
     state: dict[str, Any],

@@ -543,3 +543,50 @@ def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
     assert os.listdir(tmp_path) == ["model.zip"]  # no temporary file left
     save_model_atomically(Saves(), str(path))
     assert path.read_bytes() == b"the new model" and os.listdir(tmp_path) == ["model.zip"]
+
+
+@pytest.mark.slow
+def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
+    """SIGTERM is handled like Ctrl-C: the latest model and state saved, exit 128 + 15."""
+    import signal
+    import time
+
+    cfg = tmp_path / "long.yaml"
+    cfg.write_text(
+        TINY.replace("total_timesteps: 512", "total_timesteps: 10000000")
+        .replace("save_every: 256", "save_every: 10000000")
+        .replace("bc_teacher: heuristic", "bc_teacher: null")
+    )
+    run_dir = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sixtysix_training.train", "--config", str(cfg),
+         "--run-dir", str(run_dir)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        # the third evaluation line: 512 steps learnt (eval_every 256); the one periodic
+        # save so far was the first rollout's (save_every is huge)
+        lines = []
+        while sum("eval gp/hand" in x for x in lines) < 3 and time.monotonic() < deadline:
+            lines.append(proc.stdout.readline())
+        saved_before = json.loads((run_dir / "latest" / "state.json").read_text())["steps"]
+        assert saved_before < 512
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=120)[0]
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, "".join(lines) + out
+    assert "SIGTERM: saving the latest model" in out
+    state = json.loads((run_dir / "latest" / "state.json").read_text())
+    assert state["steps"] >= 512
+    assert not list((run_dir / "latest").glob("*.tmp"))
+    from sixtysix_training.runs import load_model
+
+    assert load_model(str(run_dir / "latest" / "model.zip")).num_timesteps == state["steps"]
+    from sixtysix_training.train import main
+
+    more = state["steps"] + 256
+    assert main(["--resume", str(run_dir), "--set", f"total_timesteps={more}"]) == 0
+    assert json.loads((run_dir / "latest" / "state.json").read_text())["steps"] >= more

@@ -36,11 +36,14 @@ network and the rules are fixed, and changing them is refused.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import shutil
+import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -295,6 +298,35 @@ def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[fl
     return learn_s, learning_s, model.num_timesteps - steps_before
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during learning: handled like Ctrl-C (``latest`` saved), exit status 143."""
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(callback, printer):
+    """SIGTERM handled like Ctrl-C while learning: the latest model and state are saved
+    (atomically, so a second signal during the save leaves the previous ones), then the
+    interruption goes on up; ``run`` turns it into the conventional exit status."""
+
+    def on_sigterm(signum, frame):
+        raise Terminated()
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        if getattr(callback, "model", None) is not None:  # learning had started
+            what = "SIGTERM" if isinstance(e, Terminated) else "interrupted"
+            printer(f"{what}: saving the latest model at {callback.num_timesteps:,} steps")
+            callback.save_latest()
+            printer(f"saved; resume with: sixtysix train --resume {callback.run_dir}")
+        raise
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def _summary(
     cfg: TrainConfig, total_steps: int, state: dict, learn_s: float, learning_s: float, steps: int
 ) -> dict[str, Any]:
@@ -381,7 +413,8 @@ def train(
     if cfg.init_policy and not resume:
         state["init"] = _start_from_policy(cfg, model, logger, printer)
     callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
-    learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
+    with _stopped_by_signals(callback, printer):
+        learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     env.close()
     logger.close()
     summary = _summary(cfg, model.num_timesteps, state, learn_s, learning_s, steps)
@@ -502,13 +535,18 @@ def run(args: argparse.Namespace) -> int:
         f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}",
         flush=True,
     )
-    train(
-        cfg,
-        run_dir,
-        resume=bool(args.resume),
-        printer=lambda s: print(s, flush=True),
-        reset_best=args.reset_best,
-    )
+    try:
+        train(
+            cfg,
+            run_dir,
+            resume=bool(args.resume),
+            printer=lambda s: print(s, flush=True),
+            reset_best=args.reset_best,
+        )
+    except Terminated:
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
     return 0
 
 

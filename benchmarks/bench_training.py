@@ -105,9 +105,7 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
     cfg = load_config(config, [f"seed={seed}"])
     torch.set_num_threads(cfg.torch_threads)
     pool = OpponentPool(cfg.baseline_weights, seed=seed)
-    env = SelfPlayVecEnv(
-        cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed
-    )
+    env = SelfPlayVecEnv.from_config(cfg, pool)
     model = _new_model(cfg, env)
     n, dt = time_learning(model, steps)
     return n, dt, cfg

@@ -176,7 +176,7 @@ def _model(privileged: bool, suit_augment: bool = False):
             "suit_augment": suit_augment,
         }
     )
-    env = SelfPlayVecEnv(4, OpponentPool({"random": 1.0}), "altmisalti", suit_augment, privileged)
+    env = SelfPlayVecEnv.from_config(cfg, OpponentPool({"random": 1.0}))
     return _new_model(cfg, env), env
 
 

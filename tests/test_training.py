@@ -26,12 +26,16 @@ with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as _f:
     TINY = _f.read()
 
 
+def _env() -> dict[str, str]:
+    """The environment of a training subprocess: this checkout importable."""
+    return dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
 def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, *args],
         cwd=cwd,
-        env=env,
+        env=_env(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -395,7 +399,7 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
         ],
     )
     net, _ = read_policy(policy)
-    model = _new_model(cfg, SelfPlayVecEnv(cfg.n_envs, OpponentPool.from_config(cfg), cfg.rules))
+    model = _new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg)))
     critic = [p.detach().clone() for p in model.policy.value_net.parameters()]
     lines = []
     stats = _start_from_policy(cfg, model, None, lines.append)
@@ -558,11 +562,10 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
         .replace("bc_teacher: heuristic", "bc_teacher: null")
     )
     run_dir = tmp_path / "run"
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
         [sys.executable, "-m", "sixtysix_training.train", "--config", str(cfg),
          "--run-dir", str(run_dir)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120

@@ -85,9 +85,7 @@ def collect(
             bar.update(1)
     if bar is not None:
         bar.close()
-    obs_arr, mask_arr = stack_records(obs, masks)
-    if privileged and not obs:
-        obs_arr = np.zeros((0, OBS_SIZE + PRIV_SIZE), np.float32)
+    obs_arr, mask_arr = stack_records(obs, masks, OBS_SIZE + (PRIV_SIZE if privileged else 0))
     return {
         "obs": obs_arr,
         "masks": mask_arr,
@@ -128,10 +126,13 @@ def accuracy(policy, obs, masks, actions) -> float:
     return correct / n
 
 
-def stack_records(obs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-decision observations and action masks as float32 and bool arrays."""
+def stack_records(
+    obs: list[np.ndarray], masks: list[np.ndarray], width: int = OBS_SIZE
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-decision observations (``width`` entries each) and action masks as float32 and
+    bool arrays."""
     if not obs:
-        return np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), bool)
+        return np.zeros((0, width), np.float32), np.zeros((0, NUM_ACTIONS), bool)
     return np.stack(obs).astype(np.float32), np.stack(masks).astype(bool)
 
 

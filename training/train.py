@@ -398,9 +398,7 @@ def train(
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
     pool = _make_pool(cfg)
-    env = SelfPlayVecEnv(
-        cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed
-    )
+    env = SelfPlayVecEnv.from_config(cfg, pool)
     state: dict[str, Any] = {}
     if resume:
         model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)

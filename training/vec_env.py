@@ -68,6 +68,11 @@ class SelfPlayVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self._t0 = time.time()
 
+    @classmethod
+    def from_config(cls, cfg, pool: OpponentPool) -> SelfPlayVecEnv:
+        """The games a training config asks for (``TrainConfig``), learning options included."""
+        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
+
     def _learner_obs(self, i: int, obs: dict) -> np.ndarray:
         """Game ``i``'s observation as the learner sees it (renamed; hidden cards appended)."""
         x = obs["observation"]

@@ -211,7 +211,7 @@ def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():
 
 
 def test_a_privileged_model_learns_saves_and_loads(tmp_path):
-    from sixtysix_training.runs import load_model
+    from sixtysix_training.model_file import load_model
     from sixtysix_training.sb3_policy import PrivilegedCriticPolicy
 
     model, env = _model(privileged=True, suit_augment=True)

@@ -498,7 +498,7 @@ def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.runs import load_model
+    from sixtysix_training.model_file import load_model
 
     (tmp_path / "old_training_mod.py").write_text(
         "class LinearSchedule:\n"
@@ -521,6 +521,92 @@ def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch
     loaded = load_model(str(tmp_path / "model.zip"))
     for a, b in zip(model.policy.parameters(), loaded.policy.parameters()):
         assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+class _Payload:
+    """Unpickling it creates a file: the proof that a loader ran a file's code."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _with_data_entry(src, dst, key: str, value) -> None:
+    """Copy a model zip, replacing one entry of its ``data`` record by a pickle of ``value``."""
+    import base64
+    import pickle
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for item in zin.infolist():
+            raw = zin.read(item)
+            if item.filename == "data":
+                data = json.loads(raw)
+                blob = base64.b64encode(pickle.dumps(value)).decode()
+                data[key] = {":type:": "<class 'object'>", ":serialized:": blob}
+                raw = json.dumps(data).encode()
+            zout.writestr(item, raw)
+
+
+def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
+    """Issue 24, item 1: the loader unpickles nothing from a run's model.zip."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from sixtysix_training.model_file import ModelFileError, load_model
+
+    env = gymnasium.make("SixtySix-v0", opponent="random")
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=16, batch_size=16, device="cpu")
+    model.save(tmp_path / "model.zip")
+    marker = tmp_path / "code-ran"
+
+    # A known entry carrying code: rebuilt, never unpickled.
+    _with_data_entry(tmp_path / "model.zip", tmp_path / "known.zip", "_last_obs", _Payload(str(marker)))
+    loaded = load_model(str(tmp_path / "known.zip"))
+    assert not marker.exists()
+    for a, b in zip(model.policy.parameters(), loaded.policy.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+    # (SB3's own loader runs it: the test would see a loader that unpickles.)
+    MaskablePPO.load(tmp_path / "known.zip", device="cpu")
+    assert marker.exists()
+    marker.unlink()
+
+    # An entry no training run writes: refused, named, not run.
+    _with_data_entry(tmp_path / "model.zip", tmp_path / "extra.zip", "evil", _Payload(str(marker)))
+    with pytest.raises(ModelFileError, match=r"refusing to load.*\['evil'\]"):
+        load_model(str(tmp_path / "extra.zip"))
+    out = subprocess.run(
+        [sys.executable, "-m", "sixtysix_env", "export", str(tmp_path / "extra.zip"),
+         "-o", str(tmp_path / "p.npz"), "--eval-deals", "0"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 1 and "refusing to load" in out.stderr and "'evil'" in out.stderr
+    assert not marker.exists() and not (tmp_path / "p.npz").exists()
+    run_dir = tmp_path / "run"
+    (run_dir / "latest").mkdir(parents=True)
+    (run_dir / "config.yaml").write_text("name: run\ntotal_timesteps: 64\n")
+    (run_dir / "latest" / "state.json").write_text('{"steps": 16}')
+    os.replace(tmp_path / "extra.zip", run_dir / "latest" / "model.zip")
+    out = subprocess.run(
+        [sys.executable, "-m", "sixtysix_env", "train", "--resume", str(run_dir)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2 and "refusing to load" in out.stderr, out.stderr
+    assert not marker.exists()
+
+    # Readable parts this version never builds are refused too.
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "model.zip") as z:
+        data = json.loads(z.read("data"))
+    data["policy_kwargs"] = {"activation_fn": "<class 'os.system'>"}
+    with zipfile.ZipFile(tmp_path / "model.zip") as zin, zipfile.ZipFile(tmp_path / "act.zip", "w") as zout:
+        for item in zin.infolist():
+            zout.writestr(item, json.dumps(data) if item.filename == "data" else zin.read(item))
+    with pytest.raises(ModelFileError, match="activation"):
+        load_model(str(tmp_path / "act.zip"))
 
 
 def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
@@ -585,7 +671,7 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     assert state["steps"] >= 512
     assert not list((run_dir / "latest").glob("*.tmp"))
-    from sixtysix_training.runs import load_model
+    from sixtysix_training.model_file import load_model
 
     assert load_model(str(run_dir / "latest" / "model.zip")).num_timesteps == state["steps"]
     from sixtysix_training.train import main

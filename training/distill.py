@@ -195,7 +195,7 @@ def fit(
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
     from .bc import pretrain
-    from .runs import load_model
+    from .model_file import load_model
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")

@@ -41,13 +41,13 @@ from .figures import (
     export_lines,
     split_opponent,
 )
+from .model_file import ModelFileError, load_model
 from .numpy_policy import ExportError, network_from_policy, policy_agent
 from .runs import (
     copy_eval_log,
     distillation,
     eval_log_path,
     find_model,
-    load_model,
     read_json,
     run_config,
 )
@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
             args.eval_seed,
             args.workers,
         )
-    except (FileNotFoundError, ExportError, ValueError) as e:
+    except (FileNotFoundError, ExportError, ModelFileError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
     size = os.path.getsize(args.output)

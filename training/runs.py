@@ -145,23 +145,3 @@ def copy_eval_log(run_dir: str, policy_path: str) -> str | None:
     out = eval_log_path(policy_path)
     shutil.copyfile(log, out)
     return out
-
-
-def _zero(_progress_remaining: float) -> float:
-    return 0.0
-
-
-# A saved model.zip pickles its learning-rate and clip-range schedules by
-# reference to the module that defined them. Runs made before `training/`
-# was installed as `sixtysix_training` name `training.train.LinearSchedule`,
-# which no longer imports. These entries are never used as loaded: a resume
-# sets them again from the run's config (ppo_settings), and export and
-# distillation do not train.
-_SCHEDULES = {"learning_rate": 0.0, "lr_schedule": _zero, "clip_range": _zero}
-
-
-def load_model(path: str, **kwargs: Any) -> Any:
-    """``MaskablePPO.load(path, device="cpu", **kwargs)``, also for runs saved by older versions."""
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO.load(path, device="cpu", custom_objects=dict(_SCHEDULES), **kwargs)

@@ -55,7 +55,8 @@ from .config import (
     load_config,
     save_config,
 )
-from .runs import clear_new_run_dir, load_model, resumable_run, write_json
+from .model_file import ModelFileError, check_model, load_model
+from .runs import clear_new_run_dir, resumable_run, write_json
 
 
 def _machine() -> str:
@@ -513,6 +514,7 @@ def run(args: argparse.Namespace) -> int:
             cfg_path = os.path.join(run_dir, "config.yaml")
             cfg = load_config(cfg_path, args.set)
             check_resume_changes(load_config(cfg_path), cfg)
+            check_model(os.path.join(run_dir, "latest", "model.zip"))  # nothing unpickled
             # Keep the config the run had so far beside the updated one.
             with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
                 steps = json.load(f).get("steps", 0)
@@ -523,7 +525,7 @@ def run(args: argparse.Namespace) -> int:
                 init_network(cfg)
             run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
             clear_new_run_dir(run_dir, args.force)
-    except ConfigError as e:
+    except (ConfigError, ModelFileError) as e:
         print(f"sixtysix train: {e}", file=sys.stderr)
         return 2
     os.makedirs(run_dir, exist_ok=True)

@@ -1,0 +1,240 @@
+"""Loading a run's SB3 ``model.zip`` without unpickling anything from it.
+
+Stable-Baselines3 saves a model as a zip holding the weights (``*.pth``,
+which it reads with ``torch.load(weights_only=True)``) and a JSON record
+``data`` of the model's attributes. The attributes JSON cannot hold (the
+observation space, the policy class and its keyword arguments, schedules,
+the last observations, ...) are cloudpickled into that record as
+``":serialized:"`` entries, and ``MaskablePPO.load`` unpickles them: a
+crafted run folder would run its code on ``sixtysix export`` or ``sixtysix
+train --resume``.
+
+:func:`load_model` unpickles none of them. Each serialized entry a training
+run writes is rebuilt instead, from the readable text SB3 stores beside the
+pickle (the network's layer sizes, the activation's class name, the
+observation's shape) checked against what ``sixtysix train`` builds, or set
+to what the model recomputes when it trains (schedules come from the run's
+config on resume, and the last observations are reset). A model whose record
+has any other serialized entry, or readable parts this version does not
+build, is refused with a :class:`ModelFileError` naming them.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from typing import Any
+
+import numpy as np
+
+# The data record of a 0.1M-parameter model is ~40 KB; a larger one is refused unread.
+MAX_DATA_BYTES = 4 * 1024 * 1024
+
+# The serialized entries of a run's model.zip, each rebuilt by _rebuilt below.
+REBUILT = frozenset(
+    {
+        "policy_class",
+        "policy_kwargs",
+        "observation_space",
+        "action_space",
+        "rollout_buffer_class",
+        "learning_rate",
+        "lr_schedule",
+        "clip_range",
+        "_last_obs",
+        "_last_episode_starts",
+        "ep_info_buffer",
+        "ep_success_buffer",
+    }
+)
+
+_ACTIVATIONS = {
+    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
+    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
+}
+_POLICY_MODULES = ("sb3_contrib.common.maskable.policies", "sixtysix_training.sb3_policy")
+_BUFFER_MODULE = "sb3_contrib.common.maskable.buffers"
+_ACTION_SPACES = (
+    "<class 'gymnasium.spaces.discrete.Discrete'>",  # the training games'
+    "<class 'sixtysix_env.env.core.ActionSpace'>",  # SixtySix-v0's
+)
+
+
+class ModelFileError(ValueError):
+    """A model.zip this loader will not read, and why."""
+
+
+def _zero(_progress_remaining: float) -> float:
+    return 0.0
+
+
+def read_data_record(path: str) -> dict[str, Any]:
+    """The JSON ``data`` record of an SB3 model zip, read as text (nothing unpickled)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            try:
+                info = archive.getinfo("data")
+            except KeyError:
+                raise ModelFileError(f"{path}: not an SB3 model (no 'data' record)") from None
+            if info.file_size > MAX_DATA_BYTES:
+                raise ModelFileError(
+                    f"{path}: its 'data' record is {info.file_size} bytes, over the "
+                    f"{MAX_DATA_BYTES} this loader reads"
+                )
+            raw = archive.read(info)
+    except zipfile.BadZipFile as e:
+        raise ModelFileError(f"{path}: not a zip file ({e})") from None
+    try:
+        data = json.loads(raw[: MAX_DATA_BYTES + 1].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ModelFileError(f"{path}: its 'data' record is not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{path}: its 'data' record is not a JSON object")
+    return data
+
+
+def serialized_entries(data: dict[str, Any]) -> set[str]:
+    """The names of the record's cloudpickled entries."""
+    return {k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v}
+
+
+def _readable(data: dict[str, Any], key: str) -> dict[str, Any]:
+    entry = data.get(key)
+    return entry if isinstance(entry, dict) else {}
+
+
+def _net_arch(value: Any, path: str) -> dict[str, list[int]]:
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+        value = value[0]  # SB3 < 1.8 wrote [dict(pi=..., vf=...)]
+    if isinstance(value, list):
+        value = {"pi": value, "vf": value}
+    ok = isinstance(value, dict) and set(value) == {"pi", "vf"}
+    ok = ok and all(
+        isinstance(v, list) and all(type(n) is int and 0 < n <= 65536 for n in v)
+        for v in value.values()
+    )
+    if not ok:
+        raise ModelFileError(f"{path}: policy_kwargs.net_arch {value!r} is not a list of layer sizes")
+    return {"pi": list(value["pi"]), "vf": list(value["vf"])}
+
+
+def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
+    """(observation space, action space, whether the observation is the env's Dict)."""
+    import gymnasium
+    from gymnasium import spaces
+
+    from sixtysix_env.actions import NUM_ACTIONS
+    from sixtysix_env.env.observation import OBS_SIZE
+
+    from .learning import PRIV_SIZE
+
+    obs = _readable(data, "observation_space")
+    kind = obs.get(":type:")
+    if kind == "<class 'gymnasium.spaces.box.Box'>":
+        shape = obs.get("_shape")
+        if shape not in ([OBS_SIZE], [OBS_SIZE + PRIV_SIZE]):
+            raise ModelFileError(
+                f"{path}: observation shape {shape!r}; this version trains on "
+                f"[{OBS_SIZE}] or [{OBS_SIZE + PRIV_SIZE}] (with the hidden cards)"
+            )
+        obs_space: Any = spaces.Box(0.0, 1.0, (shape[0],), np.float32)
+        is_dict = False
+    elif kind == "<class 'gymnasium.spaces.dict.Dict'>":
+        import sixtysix_env  # noqa: F401  registers SixtySix-v0
+
+        env = gymnasium.make("SixtySix-v0")
+        obs_space, act_space = env.observation_space, env.action_space
+        is_dict = True
+    else:
+        raise ModelFileError(f"{path}: observation space of type {kind!r} is not one this version builds")
+    act = _readable(data, "action_space")
+    if act.get(":type:") not in _ACTION_SPACES or str(act.get("n")) != str(NUM_ACTIONS):
+        raise ModelFileError(f"{path}: the action space is not Discrete({NUM_ACTIONS})")
+    return obs_space, act_space if is_dict else spaces.Discrete(NUM_ACTIONS), is_dict
+
+
+def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """The objects that stand in for the record's serialized entries."""
+    import torch
+    from sb3_contrib.common.maskable.policies import (
+        MaskableActorCriticPolicy,
+        MaskableMultiInputActorCriticPolicy,
+    )
+
+    from sixtysix_env.env.observation import OBS_SIZE
+
+    obs_space, act_space, is_dict = _spaces(data, path)
+    kwargs = _readable(data, "policy_kwargs")
+    extra = set(kwargs) - {":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim"}
+    if extra:
+        raise ModelFileError(f"{path}: policy_kwargs has {sorted(extra)}, which this version never sets")
+    policy_kwargs: dict[str, Any] = {}  # what is absent takes the policy's defaults
+    if "activation_fn" in kwargs:
+        if kwargs["activation_fn"] not in _ACTIVATIONS:
+            raise ModelFileError(
+                f"{path}: activation {kwargs['activation_fn']!r}; this version builds ReLU or Tanh"
+            )
+        name = _ACTIVATIONS[kwargs["activation_fn"]]
+        policy_kwargs["activation_fn"] = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
+    if "net_arch" in kwargs:
+        policy_kwargs["net_arch"] = _net_arch(kwargs["net_arch"], path)
+    module = _readable(data, "policy_class").get("__module__")
+    if module not in _POLICY_MODULES:
+        raise ModelFileError(f"{path}: policy class from module {module!r}; expected one of {_POLICY_MODULES}")
+    policy_class: Any
+    if module == "sixtysix_training.sb3_policy":
+        from .sb3_policy import PrivilegedCriticPolicy
+
+        if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
+            raise ModelFileError(f"{path}: a privileged critic's actor must read {OBS_SIZE} features")
+        policy_class = PrivilegedCriticPolicy
+        policy_kwargs["actor_dim"] = OBS_SIZE
+    else:
+        if "actor_dim" in kwargs:
+            raise ModelFileError(f"{path}: actor_dim is set for a policy class that has none")
+        policy_class = MaskableMultiInputActorCriticPolicy if is_dict else MaskableActorCriticPolicy
+    buffer = _readable(data, "rollout_buffer_class").get("__module__", _BUFFER_MODULE)
+    if buffer != _BUFFER_MODULE:
+        raise ModelFileError(f"{path}: rollout buffer class from module {buffer!r}")
+    return {
+        "policy_class": policy_class,
+        "policy_kwargs": policy_kwargs,
+        "observation_space": obs_space,
+        "action_space": act_space,
+        "rollout_buffer_class": None,  # MaskablePPO picks its own for the observation space
+        # Never used as loaded: a resume sets them again from the run's config
+        # (ppo_settings); export and distillation do not train.
+        "learning_rate": 0.0,
+        "lr_schedule": _zero,
+        "clip_range": _zero,
+        # Reset when the model next trains.
+        "_last_obs": None,
+        "_last_episode_starts": None,
+        "ep_info_buffer": None,
+        "ep_success_buffer": None,
+    }
+
+
+def load_model(path: str, **kwargs: Any) -> Any:
+    """``MaskablePPO.load(path, device="cpu", **kwargs)`` with every pickled entry rebuilt.
+
+    Raises :class:`ModelFileError` for a file with a serialized entry this
+    version does not rebuild, or whose readable parts it does not build.
+    """
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu", custom_objects=check_model(path), **kwargs)
+
+
+def check_model(path: str) -> dict[str, Any]:
+    """Refuse (:class:`ModelFileError`) a model.zip :func:`load_model` would not load;
+    else the objects that stand in for its serialized entries."""
+    data = read_data_record(path)
+    unknown = serialized_entries(data) - REBUILT
+    if unknown:
+        raise ModelFileError(
+            f"{path}: refusing to load: the serialized (pickled) entries {sorted(unknown)} are not "
+            f"ones a training run writes ({', '.join(sorted(REBUILT))}); run folders are loaded "
+            "without unpickling anything"
+        )
+    return _rebuilt(data, path)

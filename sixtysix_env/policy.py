@@ -56,6 +56,7 @@ import json
 import os
 import random
 import stat
+import struct
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -323,6 +324,7 @@ def save_policy(
     text = json.dumps(record, sort_keys=True, allow_nan=False)
     arrays[METADATA_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     _validate_shapes(network.weights, network.biases, str(path))
+    check_network(network, f"policy {os.fspath(path)!r}")  # nothing is written that would not load
     path = os.fspath(path)
     if not path.endswith(".npz"):
         raise ValueError(f"a policy file name must end in .npz, got {path!r}")
@@ -361,6 +363,15 @@ MAX_METADATA_BYTES = 1 << 20
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _MAX_HEADER = 4096  # an .npy header of a plain array is ~128 bytes
+# The central directory of a policy file: at most this many entries of this many bytes
+# each (numpy writes ~60), read from the archive's end record before zipfile parses it.
+MAX_MEMBERS = 1 + 2 * MAX_LAYERS
+_MAX_DIRECTORY_BYTES = MAX_MEMBERS * 1024
+# Every logit of a valid file stays within this bound for every observation
+# (the features lie in [0, 1]); trained networks are many orders of magnitude below.
+MAX_LOGIT_BOUND = 1e20
+_EOCD = struct.Struct("<4s4H2LH")  # the zip's end of central directory record
+_EOCD_SIG, _ZIP64_LOCATOR_SIG = b"PK\x05\x06", b"PK\x06\x07"
 
 
 class _Shape:
@@ -483,9 +494,92 @@ def _read_policy(path, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
                 f"{where} is not a readable {FORMAT} file: it is not a zip archive (.npz) "
                 "such as `sixtysix export` writes"
             )
+        _check_directory(fh, where)
         fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
             return _read_archive(zf, where)
+
+
+def _check_directory(fh, where: str) -> None:
+    """Refuse an archive whose central directory is too large for a policy, from its end
+    record alone: zipfile reads the whole directory (millions of entries can fit within
+    the file-size cap) before its members can be counted."""
+    fh.seek(0, os.SEEK_END)
+    size = fh.tell()
+    tail_start = max(0, size - _EOCD.size - 0xFFFF)
+    fh.seek(tail_start)
+    tail = fh.read()
+    # The record zipfile would use: the last one, whose comment ends the file.
+    at = len(tail) - _EOCD.size
+    if tail[at : at + 4] != _EOCD_SIG:
+        at = tail.rfind(_EOCD_SIG)
+    _require(at >= 0 and at + _EOCD.size <= len(tail), where, "no zip end record was found")
+    _sig, _disk, _cd_disk, here, total, cd_size, _cd_offset, _comment = _EOCD.unpack_from(tail, at)
+    _require(
+        tail_start + at < 20 or tail[at - 20 : at - 16] != _ZIP64_LOCATOR_SIG,
+        where,
+        "it is a zip64 archive; a policy file is a plain zip (as numpy writes)",
+    )
+    _require(
+        here <= MAX_MEMBERS and total <= MAX_MEMBERS and cd_size <= _MAX_DIRECTORY_BYTES,
+        where,
+        f"its central directory declares {total} members in {cd_size} bytes; a policy has "
+        f"at most {MAX_MEMBERS} members in {_MAX_DIRECTORY_BYTES} bytes",
+    )
+
+
+def check_network(network: PolicyNetwork, where: str = "the network") -> None:
+    """Raise :class:`PolicyFileError` for a network the loader would refuse: too many or
+    too wide layers, too many parameters, values that are not finite, or outputs that
+    can overflow."""
+    layers = network.layers
+    n_params = network.n_parameters()
+    _require(
+        len(layers) <= MAX_LAYERS
+        and all(0 < n <= MAX_LAYER_WIDTH for x in layers for n in x)
+        and n_params <= MAX_PARAMETERS,
+        where,
+        f"{len(layers)} layers of widths {[b for _, b in layers]} ({n_params} parameters) are "
+        f"over a policy file's limits (at most {MAX_LAYERS} layers, {MAX_LAYER_WIDTH} units "
+        f"wide, {MAX_PARAMETERS} parameters)",
+    )
+    _require(
+        all(np.isfinite(a).all() for a in (*network.weights, *network.biases)),
+        where,
+        "its weights hold NaN or infinite values",
+    )
+    _check_finite_outputs(network, where)
+
+
+def logit_bound(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray]) -> float:
+    """An upper bound of every |logit| over all observations in [0, 1]: each layer's
+    output is at most the sum of |weight| times its input bound plus |bias|, and ReLU
+    and tanh do not grow it."""
+    bound = 1.0
+    with np.errstate(over="ignore"):
+        for w, b in zip(weights, biases):
+            rows = np.abs(w.astype(np.float64)).sum(axis=0) * bound + np.abs(b.astype(np.float64))
+            bound = float(rows.max())
+    return bound if np.isfinite(bound) else float("inf")
+
+
+def _check_finite_outputs(network: PolicyNetwork, where: str) -> None:
+    """The network's logits are finite for every observation: a bound on the weights, and
+    a probe batch of observations through the real forward pass."""
+    bound = logit_bound(network.weights, network.biases)
+    _require(
+        bound <= MAX_LOGIT_BOUND,
+        where,
+        f"its weights can make logits up to {bound:.3g} in size (at most {MAX_LOGIT_BOUND:.0e}): "
+        "the network's outputs overflow",
+    )
+    rng = np.random.default_rng(0)
+    probe = np.concatenate(
+        [np.zeros((1, OBS_SIZE)), np.ones((1, OBS_SIZE)), rng.integers(0, 2, (30, OBS_SIZE))]
+    ).astype(np.float32)
+    with np.errstate(all="ignore"):
+        finite = bool(np.isfinite(network.logits(probe)).all())
+    _require(finite, where, "its logits are not finite on a probe batch of observations")
 
 
 def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
@@ -504,16 +598,18 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         f"the weights do not match the checksum in its metadata (expected sha256 "
         f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
     )
-    return PolicyNetwork(weights, biases, activation, symmetry), meta
+    network = PolicyNetwork(weights, biases, activation, symmetry)
+    _check_finite_outputs(network, where)
+    return network, meta
 
 
 def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
     """The archive's ``.npy`` members by key: few, flat, unique, plainly compressed."""
     infos = zf.infolist()
     _require(
-        len(infos) <= 1 + 2 * MAX_LAYERS,
+        len(infos) <= MAX_MEMBERS,
         where,
-        f"the archive has {len(infos)} members; a policy has at most {1 + 2 * MAX_LAYERS}",
+        f"the archive has {len(infos)} members; a policy has at most {MAX_MEMBERS}",
     )
     members: dict[str, zipfile.ZipInfo] = {}
     for info in infos:

@@ -183,3 +183,20 @@ def test_one_policy_with_the_suit_symmetry_is_its_mean_over_the_renamings(tmp_pa
         merge_policy_files([str(out), a], str(tmp_path / "mixed.npz"), eval_deals=0)
     with pytest.raises(ValueError, match="at least two policies, or one with a symmetry"):
         merge_policy_files([a], str(tmp_path / "one.npz"), eval_deals=0)
+
+
+def test_an_ensemble_over_the_file_limits_is_refused_before_anything_is_written(
+    tmp_path, monkeypatch, capsys
+):
+    """Issue 24, item 11: 22+ members of the shipped size made a file the loader refused;
+    the ensemble now refuses what the loader would, before evaluating or writing."""
+    import sixtysix_env.policy as policy
+
+    a = _policy_file(tmp_path / "a.npz", 1)
+    b = _policy_file(tmp_path / "b.npz", 2)
+    monkeypatch.setattr(policy, "MAX_PARAMETERS", 10_000)  # one member has 6,026
+    out = tmp_path / "ab.npz"
+    assert main([a, b, "-o", str(out), "--eval-deals", "5"]) == 1
+    err = capsys.readouterr().err
+    assert "the ensemble of 2 policies" in err and "over a policy file's limits" in err
+    assert not out.exists()

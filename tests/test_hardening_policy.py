@@ -233,3 +233,40 @@ def test_a_folder_or_an_oversized_file_is_refused_before_opening(tmp_path):
     with open(big, "wb") as f:
         f.truncate(1 << 30)  # sparse: 1 GiB on paper, nothing on disk
     refused(big, "at most")
+
+
+def test_finite_weights_whose_outputs_overflow_are_refused(tmp_path, monkeypatch):
+    """Issue 24, item 6: finite weights, NaN probabilities (290 illegal moves of 400)."""
+    import sixtysix_env.policy as policy
+
+    net = small_network()
+    huge = PolicyNetwork([w * 1e18 for w in net.weights], net.biases, "relu")
+    assert all(np.isfinite(w).all() for w in huge.weights)
+    with pytest.raises(PolicyFileError, match="overflow"):
+        save_policy(tmp_path / "refused.npz", huge)  # nothing is written that would not load
+    assert not (tmp_path / "refused.npz").exists()
+    monkeypatch.setattr(policy, "check_network", lambda network, where="": None)
+    path = tmp_path / "huge.npz"
+    save_policy(path, huge)  # as an older writer (or a hand) could
+    monkeypatch.undo()
+    message = refused(path, "overflow")
+    assert "logits up to" in message
+    assert policy.logit_bound(net.weights, net.biases) < 1e4  # a plain network is far below
+
+
+def test_a_huge_central_directory_is_refused_from_the_end_record(tmp_path, monkeypatch):
+    """Issue 24, item 7: zipfile parses the whole central directory before anything can
+    count its members (2.9 million entries: 137 s, 1 GB). The end record is read first."""
+    import sixtysix_env.policy as policy
+
+    path = tmp_path / "many.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for i in range(5000):
+            z.writestr(f"m{i}.npy", b"")
+
+    def no_zipfile(*args, **kwargs):
+        raise AssertionError("the archive was parsed before its member count was checked")
+
+    monkeypatch.setattr(policy.zipfile, "ZipFile", no_zipfile)
+    message = refused(path, "central directory declares 5000 members")
+    assert f"at most {policy.MAX_MEMBERS} members" in message

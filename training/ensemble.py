@@ -54,6 +54,7 @@ from sixtysix_env.policy import (
     SYMMETRIES,
     PolicyFileError,
     PolicyNetwork,
+    check_network,
     read_policy,
     save_policy,
 )
@@ -228,6 +229,7 @@ def merge_policy_files(
     network = average_networks(nets, weights) if len(nets) > 1 else nets[0]
     if symmetry is not None:
         network = PolicyNetwork(network.weights, network.biases, network.activation, symmetry)
+    check_network(network, f"the ensemble of {len(paths)} policies")  # before evaluating it
     w = [1.0] * len(paths) if weights is None else list(weights)
     total = float(sum(w))
     name = name or os.path.splitext(os.path.basename(out))[0]

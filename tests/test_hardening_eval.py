@@ -50,9 +50,12 @@ def test_sigterm_midway_saves_the_partial_result(tmp_path):
 
 
 @pytest.mark.parametrize("sig", ["int", "term"])
-def test_interrupt_during_start_up_replaces_the_stale_file(tmp_path, monkeypatch, sig):
+def test_interrupt_during_start_up_leaves_the_earlier_file(tmp_path, monkeypatch, sig, capsys):
+    """Issue 24, item 10: the file is replaced only once the run has started; a stop
+    before that (whenever it comes) leaves it as it was, and says so."""
     path = tmp_path / "run.json"
     stale(path)
+    earlier = path.read_text()
 
     def interrupted(spec):
         if sig == "int":
@@ -62,17 +65,55 @@ def test_interrupt_during_start_up_replaces_the_stale_file(tmp_path, monkeypatch
 
     monkeypatch.setattr(evaluation.runner, "make_agent", interrupted)
     res = evaluate(["random", "heuristic"], deals=10, seed=1, json_path=str(path))
-    assert not res.complete and "before any game was played" in res.stopped
-    data = json.loads(path.read_text())
-    assert data["complete"] is False and data["seed"] == 1 and data["pairs"][0]["deals"] == 0
+    assert not res.complete and res.stopped.endswith(evaluation.runner.NOT_STARTED)
+    assert path.read_text() == earlier
+    args = argparse.Namespace(agents=["random", "heuristic"], matches=None, hands=None, deals=10,
+                              rules="altmisalti", seed=1, workers=1, json=str(path),
+                              no_progress=True, plain=True)
+    assert evaluation.run(args) == (130 if sig == "int" else 143)
+    assert f"{path} is left as it was" in capsys.readouterr().err
+    assert path.read_text() == earlier
 
 
-def test_a_failed_start_leaves_no_stale_file(tmp_path):
+def test_a_refused_run_keeps_the_earlier_result(tmp_path):
+    """Issue 24, item 10: a typo used to delete the earlier result."""
     path = tmp_path / "run.json"
     stale(path)
+    earlier = path.read_text()
     with pytest.raises(ValueError, match="unknown agent"):
         evaluate(["random", "nobody"], deals=1, json_path=str(path))
-    assert not path.exists()
+    assert path.read_text() == earlier
+    assert os.listdir(tmp_path) == ["run.json"]
+
+
+class _Peeker:
+    """Plays randomly; at its first decision, reads the JSON file the run writes."""
+
+    name = "peeker"
+
+    def __init__(self, path):
+        self.path = path
+        self.seen = None
+
+    def act(self, view, rng):
+        if self.seen is None:
+            self.seen = json.loads(self.path.read_text())
+        legal = view.legal_actions()
+        return legal[rng.randrange(len(legal))]
+
+
+def test_once_started_the_file_is_this_runs_at_once(tmp_path):
+    """A run killed midway (SIGKILL, power) leaves its own incomplete record, never the old
+    one; the record is replaced whole."""
+    path = tmp_path / "run.json"
+    stale(path)
+    peeker = _Peeker(path)
+    res = evaluate(["random", peeker], deals=3, seed=5, json_path=str(path))
+    assert res.complete
+    assert peeker.seen["seed"] == 5 and peeker.seen["complete"] is False
+    assert peeker.seen["stopped"] == "started; no figures yet"
+    assert json.loads(path.read_text())["complete"] is True
+    assert os.listdir(tmp_path) == ["run.json"]  # no temporary file left
 
 
 def test_run_exits_143_after_sigterm(monkeypatch, capsys):

@@ -10,7 +10,7 @@ from ..errors import SixtySixError
 from ..rules import PRESETS
 from .report import print_table
 from .result import EvalResult
-from .runner import evaluate
+from .runner import NOT_STARTED, evaluate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"sixtysix eval: {e}", file=sys.stderr)
         return 2
+    if res.stopped and res.stopped.endswith(NOT_STARTED):
+        where = f"; {args.json} is left as it was" if args.json else ""
+        print(f"sixtysix eval: stopped ({res.stopped}){where}", file=sys.stderr)
+        return 143 if res.stopped.startswith("terminated") else 130
     _show(res, args.plain)
     if args.json:
         print(f"figures saved to {args.json}")

@@ -86,11 +86,16 @@ class EvalResult:
         return cls(**values)
 
     def save_json(self, path: str) -> None:
+        """Write the figures to ``path`` whole or not at all (a temporary file, then a rename)."""
         tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w") as f:
+                json.dump(self.to_dict(), f, indent=2)
+                f.write("\n")
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
 
     def pair(self, a: str, b: str) -> PairStats:
         for p in self.pairs:

@@ -252,12 +252,8 @@ def _mode_and_count(
     return mode, count
 
 
-def _start_json(json_path: str | None) -> None:
-    if json_path:
-        check_json_path(json_path)
-        # A previous run's file must not pass for this run's, whatever happens next.
-        if os.path.lexists(json_path):
-            os.remove(json_path)
+#: The end of ``EvalResult.stopped`` for a run stopped before it started: it wrote no file.
+NOT_STARTED = "before any game was played"
 
 
 def evaluate(
@@ -283,11 +279,16 @@ def evaluate(
     ``mode`` (``"hand"``/``"hands"`` or ``"match"``/``"matches"``) with
     ``count``. With ``workers`` > 1 the deals are spread over processes
     (agent objects must then be picklable); the figures do not depend on it.
-    ``json_path`` receives the result, also when the run stops early: on
-    Ctrl-C or SIGTERM (also during start-up) the partial result is returned
-    with ``complete=False``; on an error (such as an agent's illegal action)
-    it is saved, attached to the exception as ``partial_result``, and the
-    exception is raised.
+    ``json_path`` is this run's from the moment the run starts (every agent
+    built): a record of the run, marked incomplete, replaces the file there at
+    once, and the figures replace it as the run ends, also when it stops
+    early (each write whole or not at all). On Ctrl-C or SIGTERM the partial
+    result is returned with ``complete=False``; on an error (such as an
+    agent's illegal action) it is saved, attached to the exception as
+    ``partial_result``, and the exception is raised. Before the run starts
+    the file is left as it was: a bad agent spec raises, and a stop while the
+    agents are built returns a result whose ``stopped`` ends with
+    :data:`NOT_STARTED`, without writing it.
     """
     mode, count = _mode_and_count(deals, matches, count, mode)
     if len(agents) < 2:
@@ -298,7 +299,8 @@ def evaluate(
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers,
                times={n: [] for n in names})
-    _start_json(json_path)
+    if json_path:
+        check_json_path(json_path)
     t0 = time.perf_counter()
     error: BaseException | None = None
     with _sigterm_as_interrupt():
@@ -306,10 +308,11 @@ def evaluate(
             # Build every agent once here: bad names fail before any game is played.
             run.built = [make_agent(a) for a in agents]
         except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
-            stopped: str | None = _stop_reason(e) + " before any game was played"
-        else:
-            run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
-            stopped, error = _play_all(run, progress, chunk_size, on_record)
+            return run.result(f"{_stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
+        run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
+        if json_path:  # the run has started: from now on the file is this run's
+            run.result("started; no figures yet", 0.0, command).save_json(json_path)
+        stopped, error = _play_all(run, progress, chunk_size, on_record)
         result = run.result(stopped, time.perf_counter() - t0, command)
         if json_path:
             result.save_json(json_path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -189,3 +191,31 @@ def test_agents_answering_bools_are_refused_by_eval_and_the_single_agent_env():
             while not done:
                 a = int(np.flatnonzero(obs["action_mask"])[0])
                 obs, _, done, _, _ = g.step(a)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("expert:samples=nan", "samples must be a whole number from 1 to 100000, got nan"),
+        ("expert:samples=inf", "samples must be a whole number from 1 to 100000, got inf"),
+        ("expert:samples=1e9", "samples must be a whole number"),
+        ("expert:samples=1000000", "samples must be a whole number from 1 to 100000"),
+        ("expert:samples=2.5", "samples must be a whole number"),
+        ("expert:time_budget=nan", "time_budget must be a number"),
+        ("expert:time_budget=inf", "time_budget must be a number from 0.001 to 3600"),
+        ("expert:margin=nan", "margin must be a number"),
+        ("expert:prune_gap=-1", "prune_gap must be a number from 0 to 100"),
+        ("expert:min_samples=0", "min_samples must be a whole number"),
+        ("expert:exact_last_trick=3", "exact_last_trick must be true or false"),
+        ("guided:samples=inf", "samples must be a whole number"),
+        ("heuristic:likely_points_per_trick=nan", "likely_points_per_trick must be a whole number"),
+    ],
+)
+def test_agent_spec_values_are_checked_by_range(spec, message):
+    """Issue 24, item 9: NaN, inf and huge values were accepted (samples=nan ->
+    ZeroDivisionError in the search, samples=inf never returned)."""
+    from sixtysix_env.agents import make_agent
+    from sixtysix_env.agents.registry import AgentSpecError
+
+    with pytest.raises(AgentSpecError, match=re.escape(message)):
+        make_agent(spec)

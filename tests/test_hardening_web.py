@@ -237,6 +237,20 @@ def test_the_unseeded_expert_thinks_within_a_time_budget(searcher):
     assert app.config["GAMES"].get(r.get_json()["game_id"]).session.agent.time_budget is None
 
 
+def test_a_searcher_spec_cannot_escape_the_thinking_bound():
+    """Issue 24, item 9: `serve --opponent expert:samples=100000` escaped the 2 s bound."""
+    for spec, budget in (
+        ("expert:samples=100000", 0.5),
+        ("expert:samples=100000,time_budget=60", 0.5),
+        ("guided:time_budget=0.2", 0.2),
+    ):
+        app = create_app(opponents=[spec], default=spec, think_seconds=0.5)
+        r = app.test_client().post("/api/games", json={"opponent": spec})
+        assert r.status_code == 201, r.get_json()
+        agent = app.config["GAMES"].get(r.get_json()["game_id"]).session.agent
+        assert agent.time_budget == budget and r.get_json()["opponent"] == spec
+
+
 # -- the page: a king or queen can be led without declaring -------------------------
 
 

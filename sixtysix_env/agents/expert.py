@@ -160,6 +160,23 @@ def _best_reply_value(s: State, solver: Solver) -> int:
     return best
 
 
+#: Bounds of the expert's options: a spec such as ``expert:samples=inf`` or ``=nan`` is
+#: refused by name instead of never returning or failing deep in the search.
+MAX_SAMPLES = 100_000
+MAX_TIME_BUDGET = 3600.0
+MAX_GAME_POINTS = 100.0
+
+
+def check_option(name: str, value, low: float, high: float, integer: bool = False):
+    """``value`` if it is a finite number within [low, high] (a whole number if
+    ``integer``); else a ValueError naming the option and what is allowed."""
+    kind = "a whole number" if integer else "a number"
+    ok = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be {kind} from {low:g} to {high:g}, got {value!r}")
+    return value if integer else float(value)
+
+
 class ExpertAgent:
     """Determinized search with an exact endgame solver (see the module docstring)."""
 
@@ -218,10 +235,28 @@ class ExpertAgent:
         * ``rollout_opponent``: who plays the opponent's rollout moves:
           "heuristic" (its rules) or "prior" (the prior's argmax, needs a prior).
         """
-        if samples < 1:
-            raise ValueError(f"samples must be at least 1, got {samples!r}")
-        if time_budget is not None and time_budget <= 0:
-            raise ValueError(f"time_budget must be positive seconds or None, got {time_budget!r}")
+        samples = check_option("samples", samples, 1, MAX_SAMPLES, integer=True)
+        min_samples = check_option("min_samples", min_samples, 1, MAX_SAMPLES, integer=True)
+        if time_budget is not None:
+            time_budget = check_option("time_budget", time_budget, 1e-3, MAX_TIME_BUDGET)
+        margin = check_option("margin", margin, -MAX_GAME_POINTS, MAX_GAME_POINTS)
+        prune_after = check_option("prune_after", prune_after, 0, MAX_SAMPLES, integer=True)
+        prune_gap = check_option("prune_gap", prune_gap, 0.0, MAX_GAME_POINTS)
+        rollout_close_points = check_option(
+            "rollout_close_points", rollout_close_points, 0, 200, integer=True
+        )
+        prior_weight = check_option("prior_weight", prior_weight, -1e6, 1e6)
+        if close_margin is not None:
+            close_margin = check_option("close_margin", close_margin, -MAX_GAME_POINTS, MAX_GAME_POINTS)
+        close_penalty = check_option("close_penalty", close_penalty, -MAX_GAME_POINTS, MAX_GAME_POINTS)
+        for flag, value in (
+            ("exact_last_trick", exact_last_trick),
+            ("rollout_close", rollout_close),
+            ("rollout_solve_close", rollout_solve_close),
+            ("rollout_prior", rollout_prior),
+        ):
+            if not isinstance(value, bool):
+                raise ValueError(f"{flag} must be true or false, got {value!r}")
         self.samples = samples
         self.time_budget = time_budget
         self.margin = margin

@@ -260,6 +260,15 @@ class HeuristicAgent:
                 stacklevel=2,
             )
             likely_points_per_trick = close_margin
+        if (
+            isinstance(likely_points_per_trick, bool)
+            or not isinstance(likely_points_per_trick, int)
+            or not 0 <= likely_points_per_trick <= 33
+        ):
+            raise ValueError(
+                "likely_points_per_trick must be a whole number of card points from 0 to 33, "
+                f"got {likely_points_per_trick!r}"
+            )
         #: Extra likely points per sure trick when judging a close as probable.
         self.likely_points_per_trick = likely_points_per_trick
 

@@ -59,6 +59,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..actions import parse_action
 from ..agents import agent_names, make_agent
+from ..agents.registry import parse_agent_spec
 from ..rules import PRESETS
 from .session import GameSession, IllegalMove, OpponentError, Step, default_opponent, sort_hand
 from .store import (
@@ -193,9 +194,16 @@ class _Api:
 
     def opponent_spec(self, name: str) -> object:
         # The expert's search time is what a request can cost: bound it per
-        # move (an unseeded server only: a time budget is not reproducible).
-        if name in SEARCHERS and self.seed is None and self.think_seconds is not None:
-            return make_agent(name, time_budget=self.think_seconds)
+        # move, whatever the spec's own options ask (expert:samples=100000,
+        # time_budget=60); an unseeded server only: a time budget is not reproducible.
+        base, options = parse_agent_spec(name)
+        if base in SEARCHERS and self.seed is None and self.think_seconds is not None:
+            asked = options.get("time_budget")
+            if isinstance(asked, (int, float)) and not isinstance(asked, bool) and asked > 0:
+                options["time_budget"] = min(float(asked), self.think_seconds)
+            else:
+                options["time_budget"] = self.think_seconds
+            return make_agent(base, **options)
         return name
 
     def game(self, gid: str) -> StoredGame:
@@ -273,6 +281,7 @@ class _Api:
             )
         except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
             raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
+        session.opponent_name = opponent  # the choice as offered, its options included
         with self.thinking:
             steps = session.start()
         gid = self.store.add(session, client)

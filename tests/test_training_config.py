@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 
@@ -65,3 +66,107 @@ def test_integers_widen_to_floats_and_lists_are_fresh():
     a.net_arch.append(8)
     a.baseline_weights["expert"] = 1.0
     assert b.net_arch == [256, 256] and "expert" not in b.baseline_weights
+
+
+# -- issue 24, item 8: hostile configs -------------------------------------------------
+
+BILLION_LAUGHS = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+name: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def test_a_billion_laughs_config_is_refused_at_once(tmp_path):
+    """A 300-byte YAML expanded into a 140 MB error message after 26 s."""
+    import time
+
+    path = tmp_path / "laughs.yaml"
+    path.write_text(BILLION_LAUGHS)
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match="more than 100000 values once its aliases") as e:
+        load_config(str(path))
+    assert time.perf_counter() - t0 < 2.0 and len(str(e.value)) < 500
+    # The same as one --set value, in YAML's flow style.
+    levels = ["&l0 [" + ",".join(["1"] * 9) + "]"]
+    levels += [f"&l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    with pytest.raises(ConfigError, match="more than 100000 values") as e:
+        load_config(None, ["net_arch=[" + ", ".join(levels) + "]"])
+    assert len(str(e.value)) < 500
+    # A few anchors, as a person might use them, still load.
+    path.write_text("net_arch: &w [64, 64]\neval_opponents: [heuristic]\n")
+    assert load_config(str(path)).net_arch == [64, 64]
+
+
+def test_deep_nesting_is_a_config_error_not_a_recursion_error(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("net_arch: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nests deeper than 32 levels"):
+        load_config(str(path))
+    with pytest.raises(ConfigError, match="nests deeper than 32 levels"):
+        load_config(None, ["net_arch=" + "[" * 5000 + "]" * 5000])
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("ent_coef=.inf", "'ent_coef' got inf; it must be a finite number"),
+        ("vf_coef=.nan", "'vf_coef' got nan; it must be a finite number"),
+        ("target_kl=.inf", "'target_kl' got inf; it must be a finite number"),
+        ("recent_weight=.inf", "'recent_weight' got inf"),
+        ("baseline_weights={heuristic: .inf}", "weights must be finite"),
+        ("n_envs=100000", "'n_envs' got 100000; at most 1024"),
+        ("eval_workers=5000", "'eval_workers' got 5000; at most 256"),
+        ("total_timesteps=1000000000000000", "at most 1000000000000"),
+        ("net_arch=[100000]", "at most 15 layers of at most 65536 units"),
+        ("torch_threads=100000", "'torch_threads' got 100000; at most 256"),
+    ],
+)
+def test_non_finite_and_huge_values_are_refused_by_name(override, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(None, [override])
+
+
+def test_an_oversized_config_file_is_refused_unread(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("# " + "x" * (2 << 20) + "\nname: big\n")
+    with pytest.raises(ConfigError, match="over 1048576 characters"):
+        load_config(str(path))
+
+
+def test_force_empties_only_a_run_folder(tmp_path, monkeypatch):
+    """`--force` emptied whatever folder the config named (runs_dir: /, name: ..)."""
+    from sixtysix_training.runs import RUN_MARKER, clear_new_run_dir, make_run_dir
+
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(ConfigError, match="--force empties only a training run folder"):
+        clear_new_run_dir(str(precious), force=True)
+    assert (precious / "thesis.tex").read_text() == "years of work"
+    # ... even with a config.yaml among other things
+    (precious / "config.yaml").write_text("name: x\n")
+    with pytest.raises(ConfigError, match="not one"):
+        clear_new_run_dir(str(precious), force=True)
+    assert (precious / "thesis.tex").exists()
+
+    run = tmp_path / "run"
+    make_run_dir(str(run))
+    (run / "config.yaml").write_text("name: run\n")
+    (run / "latest").mkdir()
+    assert (run / RUN_MARKER).is_file()
+    clear_new_run_dir(str(run), force=True)
+    assert not run.exists()
+    # A run folder made before the marker: only what a run writes.
+    old = tmp_path / "old"
+    (old / "best").mkdir(parents=True)
+    (old / "config.yaml").write_text("name: old\n")
+    (old / "config.until-5000.yaml").write_text("name: old\n")
+    clear_new_run_dir(str(old), force=True)
+    assert not old.exists()

@@ -21,6 +21,7 @@ import importlib.resources
 import math
 import os
 import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -208,7 +209,7 @@ def describe_options() -> str:
     defaults = TrainConfig()
     lines = []
     for f in dataclasses.fields(TrainConfig):
-        lines.append(f"{f.name}: {_type_name(hints[f.name])} = {getattr(defaults, f.name)!r}")
+        lines.append(f"{f.name}: {type_name(hints[f.name])} = {getattr(defaults, f.name)!r}")
         lines.append(f"    {docs.get(f.name, '')}")
     return "\n".join(lines)
 
@@ -216,19 +217,19 @@ def describe_options() -> str:
 # -- checking values -------------------------------------------------------------------
 
 
-def _type_name(tp: Any) -> str:
+def type_name(tp: Any) -> str:
     origin = typing.get_origin(tp)
     if origin in (types.UnionType, typing.Union):
-        return " | ".join("null" if a is type(None) else _type_name(a) for a in typing.get_args(tp))
+        return " | ".join("null" if a is type(None) else type_name(a) for a in typing.get_args(tp))
     if origin is list:
-        return f"list of {_type_name(typing.get_args(tp)[0])}"
+        return f"list of {type_name(typing.get_args(tp)[0])}"
     if origin is dict:
         k, v = typing.get_args(tp)
-        return f"mapping of {_type_name(k)} to {_type_name(v)}"
+        return f"mapping of {type_name(k)} to {type_name(v)}"
     return {int: "integer", float: "number", bool: "true/false", str: "string"}.get(tp, str(tp))
 
 
-def _coerce(tp: Any, value: Any) -> tuple[bool, Any]:
+def coerce_value(tp: Any, value: Any) -> tuple[bool, Any]:
     """(matches, value converted) for a value read from YAML or an override.
 
     The check is msgspec's strict conversion. A number that plain PyYAML
@@ -270,9 +271,70 @@ _Loader.add_implicit_resolver(
 )
 
 
+#: Limits of a config's YAML: a training config is a few dozen lines.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_YAML_DEPTH = 32
+MAX_YAML_VALUES = 100_000  # counting each alias as the copy it stands for
+
+# Error messages show values through this: bounded, whatever the value.
+_repr = reprlib.Repr()
+_repr.maxlevel, _repr.maxlist, _repr.maxdict, _repr.maxstring, _repr.maxother = 3, 8, 8, 80, 80
+_show = _repr.repr
+
+
+def _compose_bounded(loader: _Loader, parent: Any = None, index: Any = None) -> Any:
+    depth = getattr(loader, "_depth", 0)
+    if depth >= MAX_YAML_DEPTH:
+        raise ConfigError(f"the YAML nests deeper than {MAX_YAML_DEPTH} levels")
+    loader._depth = depth + 1  # type: ignore[attr-defined]
+    try:
+        return yaml.composer.Composer.compose_node(loader, parent, index)
+    finally:
+        loader._depth = depth  # type: ignore[attr-defined]
+
+
+_Loader.compose_node = _compose_bounded  # type: ignore[method-assign]
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
+    """How many values ``node`` stands for once every alias is copied out (a "billion
+    laughs" document of 300 bytes stands for 10^9)."""
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = 1  # a cycle (an alias inside its own anchor) counts once
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(v, memo) for v in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    memo[id(node)] = size = min(size, MAX_YAML_VALUES + 1)
+    return size
+
+
 def read_yaml(stream: Any) -> Any:
-    """A YAML document (a string or an open file), safely, with YAML 1.2's numbers."""
-    return yaml.load(stream, Loader=_Loader)  # _Loader is a SafeLoader
+    """A YAML document (a string or an open file), safely, with YAML 1.2's numbers.
+
+    Bounded: at most :data:`MAX_CONFIG_BYTES` of text, :data:`MAX_YAML_DEPTH`
+    levels and :data:`MAX_YAML_VALUES` values with aliases expanded; beyond
+    them a :class:`ConfigError`.
+    """
+    text = stream if isinstance(stream, str) else stream.read(MAX_CONFIG_BYTES + 1)
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"the YAML is over {MAX_CONFIG_BYTES} characters; a config is a few lines")
+    loader = _Loader(text)  # a SafeLoader
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_YAML_VALUES:
+            raise ConfigError(
+                f"the YAML stands for more than {MAX_YAML_VALUES} values once its aliases "
+                "are expanded; a config is a few lines"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 _CHOICES = {
@@ -294,6 +356,27 @@ _POSITIVE = (
     "eval_deals",
     "eval_workers",
 )
+#: Upper bounds: past them a value is a mistake (or an attack), not a bigger run.
+_AT_MOST = {
+    "total_timesteps": 10**12,
+    "torch_threads": 256,
+    "n_envs": 1024,
+    "n_steps": 1 << 16,
+    "batch_size": 1 << 20,
+    "n_epochs": 1000,
+    "recent_snapshots": 1000,
+    "max_snapshots": 1000,
+    "bc_hands": 10**8,
+    "bc_epochs": 1000,
+    "bc_batch_size": 1 << 20,
+    "eval_deals": 10**7,
+    "eval_workers": 256,
+    "snapshot_every": 10**12,
+    "eval_every": 10**12,
+    "save_every": 10**12,
+}
+MAX_HIDDEN_LAYERS = 15  # a policy file holds at most 16 layers
+MAX_LAYER_WIDTH = 65536
 _NON_NEGATIVE = (
     "snapshot_every",
     "eval_every",
@@ -305,7 +388,7 @@ _NON_NEGATIVE = (
 )
 
 
-def _check_values(cfg: TrainConfig) -> None:
+def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
     from sixtysix_env.rules import PRESETS
 
     for key, allowed in _CHOICES.items():
@@ -317,6 +400,22 @@ def _check_values(cfg: TrainConfig) -> None:
     if cfg.rules not in PRESETS:
         raise ConfigError(
             f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
+        )
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"option {f.name!r} got {value!r}; it must be a finite number")
+    if not all(math.isfinite(w) for w in cfg.baseline_weights.values()):
+        raise ConfigError(
+            f"option 'baseline_weights' got {_show(cfg.baseline_weights)}; weights must be finite"
+        )
+    for key, most in _AT_MOST.items():
+        if getattr(cfg, key) > most:
+            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; at most {most}")
+    if len(cfg.net_arch) > MAX_HIDDEN_LAYERS or any(n > MAX_LAYER_WIDTH for n in cfg.net_arch):
+        raise ConfigError(
+            f"option 'net_arch' got {_show(cfg.net_arch)}; at most {MAX_HIDDEN_LAYERS} layers of "
+            f"at most {MAX_LAYER_WIDTH} units"
         )
     for key in _POSITIVE:
         if getattr(cfg, key) < 1:
@@ -343,7 +442,7 @@ def _check_values(cfg: TrainConfig) -> None:
             "option 'baseline_weights' needs at least one opponent with a positive weight "
             "(the pool starts with the baselines only)"
         )
-    if cfg.batch_size > cfg.n_envs * cfg.n_steps:
+    if rollout and cfg.batch_size > cfg.n_envs * cfg.n_steps:
         raise ConfigError(
             f"option 'batch_size' ({cfg.batch_size}) is larger than a rollout "
             f"(n_envs * n_steps = {cfg.n_envs * cfg.n_steps})"
@@ -364,8 +463,13 @@ def _check_values(cfg: TrainConfig) -> None:
         raise ConfigError(f"option 'name' got {cfg.name!r}; give a plain folder name")
 
 
-def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
-    """A checked :class:`TrainConfig` from a mapping of option names to values."""
+def config_from_dict(
+    values: dict[str, Any], source: str = "config", rollout: bool = True
+) -> TrainConfig:
+    """A checked :class:`TrainConfig` from a mapping of option names to values.
+
+    ``rollout``: whether ``n_envs * n_steps`` is the rollout that ``batch_size``
+    divides (the SB3 backend's; the RLlib backend checks its ``train_batch_size``)."""
     if not isinstance(values, dict):
         raise ConfigError(
             f"{source}: expected a mapping of option names to values, got {type(values).__name__}"
@@ -374,7 +478,7 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainCon
     backend = values.pop("backend", "sb3")
     if backend != "sb3":
         raise ConfigError(
-            f"{source}: option 'backend' got {backend!r}; this loader reads the sb3 backend's "
+            f"{source}: option 'backend' got {_show(backend)}; this loader reads the sb3 backend's "
             f"configs (backends: {', '.join(BACKENDS)}; for rllib use --backend rllib)"
         )
     hints = typing.get_type_hints(TrainConfig)
@@ -384,23 +488,23 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainCon
         import difflib
 
         k = unknown[0]
-        close = difflib.get_close_matches(str(k), names, n=1)
+        close = difflib.get_close_matches(str(k)[:100], names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(
-            f"{source}: unknown option {k!r}{hint}; allowed options: {', '.join(names)}"
+            f"{source}: unknown option {_show(k)}{hint}; allowed options: {', '.join(names)}"
         )
     kwargs = {}
     for key, value in values.items():
-        ok, v = _coerce(hints[key], value)
+        ok, v = coerce_value(hints[key], value)
         if not ok:
             raise ConfigError(
-                f"{source}: option {key!r} must be {_type_name(hints[key])}, got {value!r} "
+                f"{source}: option {key!r} must be {type_name(hints[key])}, got {_show(value)} "
                 f"({type(value).__name__})"
             )
         kwargs[key] = v
     cfg = TrainConfig(**kwargs)
     try:
-        _check_values(cfg)
+        _check_values(cfg, rollout)
     except ConfigError as e:
         raise ConfigError(f"{source}: {e}") from None
     return cfg
@@ -414,7 +518,9 @@ def parse_override(text: str) -> tuple[str, Any]:
     try:
         value = read_yaml(raw) if raw.strip() else None
     except yaml.YAMLError as e:
-        raise ConfigError(f"override {text!r}: the value is not valid YAML ({e})") from None
+        raise ConfigError(f"override {_show(text)}: the value is not valid YAML ({e})") from None
+    except ConfigError as e:
+        raise ConfigError(f"override {_show(text)}: {e}") from None
     return key.strip(), value
 
 
@@ -474,6 +580,8 @@ def read_config_values(
             raise ConfigError(f"cannot read config {path!r}: {e}") from None
         except yaml.YAMLError as e:
             raise ConfigError(f"{path}: not valid YAML ({e})") from None
+        except ConfigError as e:
+            raise ConfigError(f"{path}: {e}") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

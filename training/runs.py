@@ -93,13 +93,55 @@ def resumable_run(run_dir: str, config: str | None) -> str:
     return run_dir
 
 
+#: The file that marks a folder as a training run's: ``--force`` empties no other folder.
+RUN_MARKER = ".sixtysix-run"
+#: What a run folder made before the marker holds (``config.until-N.yaml`` too).
+_RUN_ENTRIES = frozenset(
+    {
+        "config.yaml", "summary.json", "eval.jsonl", "progress.csv", "policy.npz",
+        "policy.eval.jsonl", "distill.json", "best", "latest", "snapshots", "tb",
+    }
+)  # fmt: skip
+
+
+def make_run_dir(run_dir: str) -> None:
+    """Create the run folder (if needed) and mark it as a training run's."""
+    os.makedirs(run_dir, exist_ok=True)
+    marker = os.path.join(run_dir, RUN_MARKER)
+    if not os.path.exists(marker):
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write("A sixtysix training run folder: `sixtysix train --force` may empty it.\n")
+
+
+def is_run_dir(run_dir: str) -> bool:
+    """Whether ``run_dir`` is a training run's folder: marked, or (made before the marker)
+    holding a config.yaml and nothing but what a run writes."""
+    if os.path.isfile(os.path.join(run_dir, RUN_MARKER)):
+        return True
+    entries = os.listdir(run_dir)
+    return "config.yaml" in entries and all(
+        e in _RUN_ENTRIES or (e.startswith("config.until-") and e.endswith(".yaml"))
+        for e in entries
+    )
+
+
 def clear_new_run_dir(run_dir: str, force: bool) -> None:
-    """Refuse a new run into a folder that holds one, unless ``force`` (then empty it)."""
-    if os.path.exists(run_dir) and os.listdir(run_dir):
+    """Refuse a new run into a folder that holds one, unless ``force`` (then empty it).
+
+    ``force`` empties only a training run's folder (:func:`is_run_dir`): a config
+    naming any other folder (``runs_dir: /``, ``name: ..``) is refused.
+    """
+    if os.path.exists(run_dir) and (not os.path.isdir(run_dir) or os.listdir(run_dir)):
         if not force:
             raise ConfigError(
                 f"run folder {run_dir!r} exists; use --resume {run_dir} to continue it, "
                 "--force to replace it, or --set name=OTHER"
+            )
+        if not os.path.isdir(run_dir) or os.path.islink(run_dir) or not is_run_dir(run_dir):
+            raise ConfigError(
+                f"--force empties only a training run folder, and {run_dir!r} is not one (no "
+                f"{RUN_MARKER} file, and it holds other things than a run writes); remove or "
+                "rename it yourself, or choose another name with --set name=OTHER"
             )
         shutil.rmtree(run_dir)
 

@@ -56,7 +56,7 @@ from .config import (
     save_config,
 )
 from .model_file import ModelFileError, check_model, load_model
-from .runs import clear_new_run_dir, resumable_run, write_json
+from .runs import clear_new_run_dir, make_run_dir, resumable_run, write_json
 
 
 def _machine() -> str:
@@ -528,7 +528,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, ModelFileError) as e:
         print(f"sixtysix train: {e}", file=sys.stderr)
         return 2
-    os.makedirs(run_dir, exist_ok=True)
+    make_run_dir(run_dir)
     save_config(cfg, os.path.join(run_dir, "config.yaml"))
     print(
         f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "

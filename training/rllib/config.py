@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import config as sb3_config
-from ..config import ConfigError, TrainConfig, _coerce, _type_name, field_docs
+from ..config import ConfigError, TrainConfig, coerce_value, field_docs, type_name
 
 #: SB3-path options this backend does not use, and what to use instead.
 UNSUPPORTED: dict[str, str] = {
@@ -103,12 +104,12 @@ def describe_options() -> str:
     lines = ["# shared with the SB3 backend (training/config.py):"]
     docs, hints, d = field_docs(), typing.get_type_hints(TrainConfig), TrainConfig()
     for k in SHARED_FIELDS:
-        lines.append(f"{k}: {_type_name(hints[k])} = {getattr(d, k)!r}")
+        lines.append(f"{k}: {type_name(hints[k])} = {getattr(d, k)!r}")
         lines.append(f"    {docs.get(k, '')}")
     lines.append("# RLlib backend only:")
     rdocs, rhints, rd = _rllib_docs(), typing.get_type_hints(RLlibOptions), RLlibOptions()
     for k in RLLIB_FIELDS:
-        lines.append(f"{k}: {_type_name(rhints[k])} = {getattr(rd, k)!r}")
+        lines.append(f"{k}: {type_name(rhints[k])} = {getattr(rd, k)!r}")
         lines.append(f"    {rdocs.get(k, '')}")
     return "\n".join(lines)
 
@@ -136,18 +137,16 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> RLlibCon
                 f"{source}: unknown option {k!r}{hint}; allowed options: {', '.join(allowed)}"
             )
     shared = {k: v for k, v in values.items() if k in SHARED_FIELDS}
-    # The SB3 checks relate batch_size to n_envs * n_steps; here the rollout is
-    # train_batch_size, checked below, so give the SB3 check a rollout that passes.
-    shared["n_envs"], shared["n_steps"] = 1, 2**62
-    train = sb3_config.config_from_dict(shared, source)
+    # The rollout here is train_batch_size (checked below), not n_envs * n_steps.
+    train = sb3_config.config_from_dict(shared, source, rollout=False)
     hints = typing.get_type_hints(RLlibOptions)
     kwargs = {}
     for k in RLLIB_FIELDS:
         if k in values:
-            ok, v = _coerce(hints[k], values[k])
+            ok, v = coerce_value(hints[k], values[k])
             if not ok:
                 raise ConfigError(
-                    f"{source}: option {k!r} must be {_type_name(hints[k])}, got {values[k]!r}"
+                    f"{source}: option {k!r} must be {type_name(hints[k])}, got {values[k]!r}"
                 )
             kwargs[k] = v
     opts = RLlibOptions(**kwargs)
@@ -155,10 +154,31 @@ def config_from_dict(values: dict[str, Any], source: str = "config") -> RLlibCon
     return RLlibConfig(train, opts, tuple(values))
 
 
+#: Upper bounds: past them a value is a mistake, not a bigger run.
+_AT_MOST = {
+    "num_env_runners": 1024,
+    "num_envs_per_env_runner": 1024,
+    "num_learners": 1024,
+    "train_batch_size": 1 << 24,
+    "object_store_mb": 1 << 22,
+    "num_cpus": 1 << 16,
+    "num_cpus_per_env_runner": 1024,
+    "num_cpus_per_learner": 1024,
+    "num_gpus_per_learner": 64,
+}
+
+
 def _check(train: TrainConfig, o: RLlibOptions, source: str) -> None:
     def bad(key: str, msg: str) -> ConfigError:
         return ConfigError(f"{source}: option {key!r} got {getattr(o, key)!r}; {msg}")
 
+    for f in dataclasses.fields(o):
+        value = getattr(o, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise bad(f.name, "it must be a finite number")
+    for key, most in _AT_MOST.items():
+        if getattr(o, key) is not None and getattr(o, key) > most:
+            raise bad(key, f"at most {most}")
     for key in ("num_envs_per_env_runner", "train_batch_size", "object_store_mb"):
         if getattr(o, key) < 1:
             raise bad(key, "it must be at least 1")

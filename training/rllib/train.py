@@ -41,7 +41,7 @@ from typing import Any
 from ..config import FIXED_ON_RESUME, ConfigError, config_backend
 from ..figures import eval_line
 from ..pool import OpponentPool
-from ..runs import clear_new_run_dir, log_evaluation, resumable_run, write_json
+from ..runs import clear_new_run_dir, log_evaluation, make_run_dir, resumable_run, write_json
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
@@ -640,7 +640,7 @@ def run(args: argparse.Namespace) -> int:
             cfg = load_config(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)
             clear_new_run_dir(run_dir, args.force)
-        os.makedirs(run_dir, exist_ok=True)
+        make_run_dir(run_dir)
         save_config(cfg, os.path.join(run_dir, "config.yaml"))
         t = cfg.train
         print(

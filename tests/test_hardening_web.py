@@ -10,7 +10,7 @@ pytest.importorskip("flask", reason="the web mode needs Flask (the [play] extra)
 
 from sixtysix_env.agents import RandomAgent  # noqa: E402
 from sixtysix_env.play.session import GameSession, OpponentError  # noqa: E402
-from sixtysix_env.play.web import GameStore, create_app  # noqa: E402
+from sixtysix_env.play.web import THINKING_AT_ONCE, GameStore, create_app  # noqa: E402
 
 # You get AC KH QH 9S JS 9D, clubs trumps; after winning the ace the hearts marriage is possible.
 MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH TD AD QS"
@@ -249,6 +249,45 @@ def test_a_searcher_spec_cannot_escape_the_thinking_bound():
         assert r.status_code == 201, r.get_json()
         agent = app.config["GAMES"].get(r.get_json()["game_id"]).session.agent
         assert agent.time_budget == budget and r.get_json()["opponent"] == spec
+
+
+def test_each_computer_move_takes_the_least_time_without_holding_a_thinking_slot():
+    """Issue 24, item 5 on the page: every computer move, forced or not, takes at least
+    min_think_seconds; the wait holds none of the thinking slots."""
+    import time
+
+    least = 0.05
+    app = create_app(seed=3, default="random", min_think_seconds=least)
+    client = app.test_client()
+    semaphore = app.config["THINKING"]
+    free_while_waiting = []
+    real_sleep = time.sleep
+
+    def sleep(seconds):
+        free_while_waiting.append(semaphore._value)
+        real_sleep(seconds)
+
+    import sixtysix_env.play.session as session_module
+
+    session_module.time.sleep = sleep
+    try:
+        game = new_game(client)
+        answered = 0
+        for _ in range(8):
+            if game["result"] is not None:
+                break
+            move = game["hand"]["moves"][0]["action"]
+            t0 = time.perf_counter()
+            r = client.post(f"/api/games/{game['game_id']}/act", json={"action": move})
+            elapsed = time.perf_counter() - t0
+            game = r.get_json()
+            n = sum(1 for st in game["steps"] if st["by"] == "computer")
+            assert elapsed >= n * least * 0.999
+            answered += n
+    finally:
+        session_module.time.sleep = real_sleep
+    assert answered >= 4
+    assert free_while_waiting and all(v == THINKING_AT_ONCE for v in free_while_waiting)
 
 
 # -- the page: a king or queen can be led without declaring -------------------------

@@ -150,3 +150,50 @@ def test_the_default_opponent_is_the_shipped_policy():
 
     assert default_opponent() == "sixtysix-ppo"
     assert GameSession(seed=1).opponent_name == "sixtysix-ppo"
+
+
+def test_a_forced_answer_takes_as_long_as_a_real_choice():
+    """Issue 24, item 5: with the stock closed, an instant answer told that the computer
+    held one legal card. Every decision now takes at least min_think_seconds."""
+    import time
+
+    from sixtysix_env.play.session import COMPUTER
+
+    least = 0.02
+    rng = random.Random(0)
+    forced_calls = 0
+    for seed in range(3):
+        s = GameSession("heuristic", seed=seed, min_think_seconds=least)
+        started = False
+        while not s.is_over():
+            if not started:
+                call, started = s.start, True
+            elif s.is_hand_over():
+                call = s.next_hand
+            else:
+                call = lambda: s.act(rng.choice(s.view().legal_actions()))  # noqa: E731
+            forced_before = []
+            real_act = s.agent.act
+
+            def act(view, agent_rng, real_act=real_act, forced_before=forced_before):
+                forced_before.append(len(view.legal_actions()) == 1)
+                return real_act(view, agent_rng)
+
+            s.agent.act = act
+            t0 = time.perf_counter()
+            steps = call()
+            waited = s.pause()
+            elapsed = time.perf_counter() - t0
+            s.agent.act = real_act
+            n = sum(1 for st in steps if st.seat == COMPUTER)
+            assert n == len(forced_before)
+            assert elapsed >= n * least * 0.999, (n, elapsed)
+            if n and all(forced_before):
+                forced_calls += 1
+                assert waited > 0
+    assert forced_calls >= 5
+
+
+def test_min_think_seconds_is_checked():
+    with pytest.raises(ValueError, match="min_think_seconds must be a number of seconds from 0 to 10"):
+        GameSession("random", seed=0, min_think_seconds=float("nan"))

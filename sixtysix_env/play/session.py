@@ -22,6 +22,7 @@ import logging
 import random
 import re
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -342,6 +343,11 @@ _REFUSAL_WORDS: dict[str, Callable[..., str]] = {
 # -- the session --------------------------------------------------------------
 
 
+#: The least time each computer decision takes in `sixtysix play` and on `sixtysix serve`'s
+#: page: a pause in the game's pace, and no timing channel (:meth:`GameSession.pause`).
+MIN_THINK_SECONDS = 0.4
+
+
 class GameSession:
     """A match between the person (seat 0) and a computer agent (seat 1).
 
@@ -364,7 +370,19 @@ class GameSession:
         seed: int | None = None,
         deck: Sequence[int | str] | str | None = None,
         on_opponent_error: str = "fallback",
+        min_think_seconds: float = 0.0,
     ) -> None:
+        if (
+            isinstance(min_think_seconds, bool)
+            or not isinstance(min_think_seconds, (int, float))
+            or not 0.0 <= min_think_seconds <= 10.0
+        ):
+            raise ValueError(
+                f"min_think_seconds must be a number of seconds from 0 to 10, got {min_think_seconds!r}"
+            )
+        #: Every computer decision takes at least this long (see :meth:`pause`).
+        self.min_think_seconds = float(min_think_seconds)
+        self._pause_due = 0.0
         if on_opponent_error not in OPPONENT_ERROR_MODES:
             raise ValueError(
                 f"unknown on_opponent_error {on_opponent_error!r}; allowed: "
@@ -482,11 +500,28 @@ class GameSession:
             self.history.append((result, self.match.scored[-1]))
         return Step(seat, action, before, self.view())
 
+    def pause(self) -> float:
+        """Wait out what the computer's last decisions owe to ``min_think_seconds``; the
+        seconds waited.
+
+        Every decision of the computer, forced or not, takes at least
+        ``min_think_seconds`` from the person's side: without it an instant
+        answer would tell that the computer held one legal card (when the
+        stock is closed, 51 forced answers came in 0.0 ms, 54 real choices in
+        0.7-127 ms). The caller waits after the decisions, outside any lock
+        (the web server's thinking slots are not held while it waits).
+        """
+        due, self._pause_due = self._pause_due, 0.0
+        if due > 0:
+            time.sleep(due)
+        return due
+
     def _computer_turns(self) -> list[Step]:
         steps = []
         while not self.is_hand_over() and self.match.hand.current_player() == COMPUTER:
             cview = player_view(self.match.hand, COMPUTER)
             fault = None
+            started = time.perf_counter()
             try:
                 action = self.agent.act(cview, self.agent_rng)
             except Exception as e:  # noqa: BLE001 - any failure of a foreign agent
@@ -507,6 +542,8 @@ class GameSession:
                     )
                 self.opponent_faults += 1
                 action = self.agent_rng.choice(cview.legal_actions())
+            took = time.perf_counter() - started
+            self._pause_due += max(0.0, self.min_think_seconds - took)
             steps.append(self._apply(COMPUTER, int(action)))
         return steps
 

@@ -34,6 +34,7 @@ from ..view import PlayerView
 from .session import (
     COMPUTER,
     HUMAN,
+    MIN_THINK_SECONDS,
     GameSession,
     IllegalMove,
     Step,
@@ -152,7 +153,7 @@ class TerminalGame:
             + f" against {s.opponent_name} (rules: {s.rules.name}; "
             f"first to {s.rules.match_target} game points). Type help for help."
         )
-        self.show_hand_start(s.start())
+        self.show_hand_start(self._paced(s.start()))
         while True:
             if s.is_hand_over():
                 self.show_hand_over()
@@ -161,7 +162,7 @@ class TerminalGame:
                 line = self.read("Press Enter for the next hand (or type quit): ")
                 if line is None or line.lower() in ("q", "quit", "exit"):
                     return self.goodbye()
-                self.show_hand_start(s.next_hand())
+                self.show_hand_start(self._paced(s.next_hand()))
                 continue
             self.show_table()
             while True:
@@ -182,8 +183,14 @@ class TerminalGame:
                 except IllegalMove as e:
                     self.write(self._style(str(e), _YELLOW) + " Try again (help shows the rules).")
                     continue
-                self.show_steps(steps)
+                self.show_steps(self._paced(steps))
                 break
+
+    def _paced(self, steps: list) -> list:
+        """``steps``, once the computer's decisions among them have taken their least time
+        (``GameSession.pause``: no answer is instant because it was forced)."""
+        self.session.pause()
+        return steps
 
     def goodbye(self) -> int:
         you, comp = self.session.score
@@ -434,6 +441,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colored output"
     )
+    parser.add_argument(
+        "--min-think",
+        type=float,
+        default=MIN_THINK_SECONDS,
+        metavar="SECONDS",
+        help=f"each computer move takes at least this long, forced or not, so that its speed "
+        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
+    )
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -441,7 +456,11 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     stdout = sys.stdout if stdout is None else stdout
     try:
         session = GameSession(
-            opponent=args.opponent, rules=args.rules, seed=args.seed, deck=args.deck
+            opponent=args.opponent,
+            rules=args.rules,
+            seed=args.seed,
+            deck=args.deck,
+            min_think_seconds=getattr(args, "min_think", MIN_THINK_SECONDS),
         )
     except Exception as e:  # noqa: BLE001 - an unknown agent, a broken policy file, ...
         print(f"sixtysix play: {e}", file=sys.stderr)

@@ -61,7 +61,15 @@ from ..actions import parse_action
 from ..agents import agent_names, make_agent
 from ..agents.registry import parse_agent_spec
 from ..rules import PRESETS
-from .session import GameSession, IllegalMove, OpponentError, Step, default_opponent, sort_hand
+from .session import (
+    MIN_THINK_SECONDS,
+    GameSession,
+    IllegalMove,
+    OpponentError,
+    Step,
+    default_opponent,
+    sort_hand,
+)
 from .store import (
     GAME_TTL_S,
     MAX_GAMES,
@@ -169,8 +177,10 @@ class _Api:
         seed: int | None,
         deck: str | Sequence[str] | None,
         think_seconds: float | None,
+        min_think_seconds: float = 0.0,
     ) -> None:
         self.store = store
+        self.min_think_seconds = min_think_seconds
         self.choices = list(dict.fromkeys([*opponents, *agent_names()]))
         self.default_name = default or (opponents[0] if opponents else default_opponent())
         if self.default_name not in self.choices:
@@ -278,12 +288,14 @@ class _Api:
                 rules=rules,
                 seed=self.next_seed(),
                 deck=self.deck,
+                min_think_seconds=self.min_think_seconds,
             )
         except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
             raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
         session.opponent_name = opponent  # the choice as offered, its options included
         with self.thinking:
             steps = session.start()
+        session.pause()  # outside the thinking slots
         gid = self.store.add(session, client)
         resp = self._answer(gid, session, steps)
         resp.status_code = 201
@@ -309,6 +321,7 @@ class _Api:
             try:
                 with self.thinking:
                     steps = s.act(action)
+                s.pause()
             except IllegalMove as e:
                 try:
                     parse_action(action)
@@ -326,6 +339,7 @@ class _Api:
             try:
                 with self.thinking:
                     steps = g.session.next_hand()
+                g.session.pause()
             except IllegalMove as e:
                 raise ApiError(409, str(e)) from None
             return self._answer(gid, g.session, steps)
@@ -352,6 +366,7 @@ def create_app(
     allowed_hosts: Sequence[str] = (),
     think_seconds: float | None = THINK_SECONDS,
     store: GameStore | None = None,
+    min_think_seconds: float = 0.0,
 ) -> Flask:
     """The web app.
 
@@ -365,11 +380,15 @@ def create_app(
     addresses) the server answers to. ``think_seconds`` bounds the expert's
     search per move (ignored when ``seed`` is set, to keep matches
     reproducible). ``store`` replaces the game store (tests).
+    ``min_think_seconds``: every computer decision takes at least this long
+    as seen from the page, forced or not, so that the answer's speed does
+    not tell whether the computer had a choice (``sixtysix serve`` uses
+    :data:`MIN_THINK_SECONDS`; the wait holds no thinking slot).
     """
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     store = store if store is not None else GameStore(max_games=max_games)
-    api = _Api(store, opponents, default, seed, deck, think_seconds)
+    api = _Api(store, opponents, default, seed, deck, think_seconds, min_think_seconds)
     app.config["GAMES"] = store
     app.config["THINKING"] = api.thinking.semaphore
     hosts = {"localhost", *(host_name(h) for h in allowed_hosts)}
@@ -422,6 +441,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CODES",
         help="deal each match's first hand from this deck: 24 card codes, top first (for testing)",
     )
+    parser.add_argument(
+        "--min-think",
+        type=float,
+        default=MIN_THINK_SECONDS,
+        metavar="SECONDS",
+        help=f"each computer move takes at least this long, forced or not, so that its speed "
+        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
+    )
 
 
 def _is_loopback(host: str) -> bool:
@@ -449,6 +476,11 @@ def run(args: argparse.Namespace) -> int:
         except Exception as e:  # noqa: BLE001 - a policy file may fail in many ways
             print(f"sixtysix serve: opponent {spec!r}: {e}", file=sys.stderr)
             return 2
+    try:
+        GameSession(opponent="random", seed=0, min_think_seconds=args.min_think)
+    except ValueError as e:
+        print(f"sixtysix serve: --min-think: {e}", file=sys.stderr)
+        return 2
     if args.deck is not None:
         try:
             GameSession(opponent="random", seed=0, deck=args.deck)
@@ -460,6 +492,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         deck=args.deck,
         allowed_hosts=[*args.allow_host, args.host],
+        min_think_seconds=args.min_think,
     )
     if not _is_loopback(args.host):
         print(

@@ -32,7 +32,7 @@ EXTRAS = {"serve": "play", "train": "train", "export": "train"}
 
 #: The top-level modules each extra installs (a missing one means the extra is missing).
 EXTRA_MODULES = {
-    "play": {"flask", "werkzeug"},
+    "play": {"flask", "werkzeug", "waitress"},
     "train": {
         "torch", "stable_baselines3", "sb3_contrib", "yaml", "msgspec", "tensorboard", "tqdm",
         "rich",

@@ -327,3 +327,72 @@ def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
     finally:
         sem.release()
     assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 200
+
+
+# -- issue 24, item 2: the production server -------------------------------------------
+
+
+@pytest.fixture
+def served():
+    """Start make_server(app, ...) on a free port in a thread; yield (port, server)."""
+    import threading
+
+    from sixtysix_env.play.web import make_server
+
+    started = []
+
+    def start(app, **kw):
+        server = make_server(app, "127.0.0.1", 0, **kw)
+        threading.Thread(target=server.run, daemon=True).start()
+        started.append(server)
+        return server.effective_port
+
+    yield start
+    for server in started:
+        server.close()
+
+
+def _http_get(port, path="/", headers=""):
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data.decode("latin-1")
+
+
+def test_a_half_sent_request_is_dropped_and_idle_connections_hold_no_thread(served):
+    """The Werkzeug server held a half-sent request past 60 s, one thread per connection."""
+    import socket
+    import time
+
+    port = served(create_app(seed=1, default="random"), read_timeout=1, cleanup_interval=1, threads=2)
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(40)]
+    try:
+        # 40 idle connections on 2 threads: a real request is still answered at once.
+        t0 = time.perf_counter()
+        assert _http_get(port, "/api/options").startswith("HTTP/1.1 200")
+        assert time.perf_counter() - t0 < 2.0
+        half = socket.create_connection(("127.0.0.1", port), timeout=10)
+        half.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+        t0 = time.perf_counter()
+        assert half.recv(1024) == b""  # closed by the server
+        assert time.perf_counter() - t0 < 5.0
+        half.close()
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_trusted_proxy_names_the_client_and_others_cannot(served):
+    from flask import Flask, request
+
+    echo = Flask("echo")
+    echo.add_url_rule("/", "ip", lambda: request.remote_addr or "")
+    forwarded = "X-Forwarded-For: 203.0.113.7\r\n"
+    direct = served(echo)
+    assert _http_get(direct, headers=forwarded).endswith("127.0.0.1")  # header ignored
+    behind = served(echo, trusted_proxy="127.0.0.1")
+    assert _http_get(behind, headers=forwarded).endswith("203.0.113.7")

@@ -410,6 +410,56 @@ def create_app(
     return app
 
 
+# -- the server -----------------------------------------------------------------
+
+#: `sixtysix serve`'s server (waitress): a connection silent this long is closed, a
+#: half-sent request included (checked every CLEANUP_S, so it goes within 25 s) ...
+READ_TIMEOUT_S = 20
+CLEANUP_S = 5
+#: ... at most this many connections are open at once (more wait to be accepted) ...
+MAX_CONNECTIONS = 256
+#: ... and this many threads answer requests (idle connections hold none).
+SERVER_THREADS = 8
+
+
+def make_server(
+    app: Flask,
+    host: str,
+    port: int,
+    *,
+    trusted_proxy: str | None = None,
+    read_timeout: int = READ_TIMEOUT_S,
+    cleanup_interval: int = CLEANUP_S,
+    connection_limit: int = MAX_CONNECTIONS,
+    threads: int = SERVER_THREADS,
+):
+    """The production server for ``app`` (waitress, pure Python): a bounded thread pool,
+    a cap on open connections and a read timeout. With ``trusted_proxy`` (the address
+    of a reverse proxy in front of it) a request from that address is taken to come
+    from the client its ``X-Forwarded-For`` names (the last hop's), so that the limits
+    per client apply to the players, not to the proxy; other addresses' forwarding
+    headers are dropped."""
+    from waitress.server import create_server
+
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "threads": threads,
+        "connection_limit": connection_limit,
+        "channel_timeout": read_timeout,
+        "cleanup_interval": cleanup_interval,
+        "ident": "sixtysix",
+        "clear_untrusted_proxy_headers": True,
+    }
+    if trusted_proxy:
+        options.update(
+            trusted_proxy=trusted_proxy,
+            trusted_proxy_headers={"x-forwarded-for"},
+            trusted_proxy_count=1,
+        )
+    return create_server(app, **options)
+
+
 # -- the command ----------------------------------------------------------------
 
 
@@ -442,6 +492,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="deal each match's first hand from this deck: 24 card codes, top first (for testing)",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        default=None,
+        metavar="ADDRESS",
+        help="the address of a reverse proxy in front of the server: its requests count for "
+        "the client named in X-Forwarded-For (see the README)",
+    )
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="Werkzeug's development server instead of the production one (waitress)",
+    )
+    parser.add_argument(
         "--min-think",
         type=float,
         default=MIN_THINK_SECONDS,
@@ -461,8 +523,6 @@ def _is_loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     if not (STATIC / "index.html").is_file():
         print(
             f"sixtysix serve: the page's files are missing from this installation ({STATIC}); "
@@ -501,19 +561,27 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        if args.dev:
+            from werkzeug.serving import make_server as make_dev_server
+
+            server = make_dev_server(args.host, args.port, app, threaded=True)
+            port, serve, close = server.server_port, server.serve_forever, server.server_close
+        else:
+            server = make_server(app, args.host, args.port, trusted_proxy=args.trusted_proxy)
+            port, serve, close = server.effective_port, server.run, server.close
     except OSError as e:
         print(f"sixtysix serve: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
         return 2
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Sixty-Six: open http://{host}:{server.server_port}/ in a browser (Ctrl-C stops).")
+    kind = "development server" if args.dev else "waitress"
+    print(f"Sixty-Six: open http://{host}:{port}/ in a browser ({kind}; Ctrl-C stops).")
     sys.stdout.flush()
     try:
-        server.serve_forever()
+        serve()
     except KeyboardInterrupt:
         print()
     finally:
-        server.server_close()
+        close()
     return 0
 
 

@@ -259,12 +259,12 @@ def test_each_computer_move_takes_the_least_time_without_holding_a_thinking_slot
     least = 0.05
     app = create_app(seed=3, default="random", min_think_seconds=least)
     client = app.test_client()
-    semaphore = app.config["THINKING"]
+    thinking = app.config["THINKING"]
     free_while_waiting = []
     real_sleep = time.sleep
 
     def sleep(seconds):
-        free_while_waiting.append(semaphore._value)
+        free_while_waiting.append(thinking.free)
         real_sleep(seconds)
 
     import sixtysix_env.play.session as session_module
@@ -316,8 +316,8 @@ def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
     app = create_app(seed=5, default="random")
     client = app.test_client()
     gid = new_game(client)["game_id"]
-    sem = app.config["THINKING"]
-    assert sem.acquire(timeout=1)  # another request is computing
+    turn = app.config["THINKING"].turn("another client")
+    turn.__enter__()  # another client's request is computing
     try:
         r = client.post("/api/games", json={})
         assert r.status_code == 503 and "busy" in r.get_json()["error"]
@@ -325,7 +325,7 @@ def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
         move = game["hand"]["moves"][0]["action"]
         assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 503
     finally:
-        sem.release()
+        turn.__exit__(None, None, None)
     assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 200
 
 

@@ -270,10 +270,20 @@ def test_game_ids_are_unguessable(client):
     assert all(re.fullmatch(r"[A-Za-z0-9_-]{32}", i) for i in ids)
 
 
-def test_store_forgets_the_oldest_games():
-    app = web.create_app(seed=1, default="random", max_games=3)
+def test_store_forgets_the_oldest_idle_games_and_never_one_in_play():
+    """Issue 24, item 3: a full store evicts only a match idle for PROTECTED_S; while
+    every match is in play a new one is refused (503), never an active player's."""
+    now = [0.0]
+    store = web.GameStore(max_games=3, protected_s=600, clock=lambda: now[0])
+    app = web.create_app(seed=1, default="random", store=store)
     client = app.test_client()
-    ids = [new_game(client)["game_id"] for _ in range(4)]
+    ids = [new_game(client)["game_id"] for _ in range(3)]
+    r = client.post("/api/games", json={"opponent": "random"})
+    assert r.status_code == 503 and "all in play" in r.get_json()["error"]
+    assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids)
+    now[0] += 601
+    assert client.get(f"/api/games/{ids[1]}").status_code == 200  # in play again
+    ids.append(new_game(client)["game_id"])  # makes room: the oldest idle one goes
     assert client.get(f"/api/games/{ids[0]}").status_code == 404
     assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids[1:])
 

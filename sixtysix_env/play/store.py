@@ -1,4 +1,9 @@
-"""The web server's matches in memory: by unguessable id, bounded per client and overall."""
+"""The web server's matches in memory: by unguessable id, bounded per client and overall.
+
+Clients are keys from :func:`sixtysix_env.play.limits.client_key` (an IPv4
+address, an IPv6 /64, or loopback). Every operation is O(1) in the number of
+matches and clients (amortized): no request scans the store or the rate table.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,15 @@ MAX_GAMES = 500
 GAME_TTL_S = 6 * 3600
 #: Matches one client address may keep; a new one retires its own oldest.
 MAX_GAMES_PER_CLIENT = 20
-#: New matches one client address may start per minute.
+#: New matches one client may start per minute ...
 NEW_GAMES_PER_MINUTE = 30
+#: ... and all clients together.
+ALL_NEW_GAMES_PER_MINUTE = 600
+#: A match used within this many seconds is never evicted to make room for a new one
+#: (the new one is refused instead: the server is full).
+PROTECTED_S = 15 * 60
+#: Clients the rate table remembers at most (the oldest quiet ones go first).
+MAX_RATE_ENTRIES = 100_000
 
 
 class StoredGame:
@@ -31,15 +43,26 @@ class StoredGame:
 
 
 class TooManyGames(Exception):
-    """A client started more matches in a minute than :data:`NEW_GAMES_PER_MINUTE`."""
+    """A client started more matches in a minute than :data:`NEW_GAMES_PER_MINUTE`, or all
+    clients together more than :data:`ALL_NEW_GAMES_PER_MINUTE` (``everyone`` true)."""
+
+    def __init__(self, everyone: bool = False) -> None:
+        super().__init__("everyone" if everyone else "this client")
+        self.everyone = everyone
+
+
+class StoreFull(Exception):
+    """Every stored match was used within :data:`PROTECTED_S`: none is evicted."""
 
 
 class GameStore:
-    """Matches by id; the least recently used go when there are too many.
+    """Matches by id; when there are too many, the least recently used idle one goes.
 
-    Each client (address) may hold at most ``per_client`` matches: a new one
-    retires that client's own least recently used, so one client cannot push
-    everybody else's matches out through the overall cap. ``clock`` is for tests.
+    Each client may hold at most ``per_client`` matches: a new one retires that
+    client's own least recently used, so one client cannot push everybody
+    else's matches out through the overall cap. Past ``max_games`` the least
+    recently used match is evicted only if it has been idle for ``protected_s``;
+    otherwise :class:`StoreFull`. ``clock`` is for tests.
     """
 
     def __init__(
@@ -49,41 +72,63 @@ class GameStore:
         per_client: int = MAX_GAMES_PER_CLIENT,
         per_minute: int = NEW_GAMES_PER_MINUTE,
         clock: Callable[[], float] = time.monotonic,
+        all_per_minute: int = ALL_NEW_GAMES_PER_MINUTE,
+        protected_s: float = PROTECTED_S,
     ) -> None:
         self.max_games = max_games
         self.ttl_s = ttl_s
         self.per_client = per_client
         self.per_minute = per_minute
+        self.all_per_minute = all_per_minute
+        self.protected_s = protected_s
         self.clock = clock
-        self._games: OrderedDict[str, StoredGame] = OrderedDict()
-        self._started: dict[str, deque[float]] = {}
+        self._games: OrderedDict[str, StoredGame] = OrderedDict()  # least recently used first
+        self._by_client: dict[str, OrderedDict[str, None]] = {}  # each client's, oldest first
+        # client -> its start times in the last minute; the least recently active first.
+        self._started: OrderedDict[str, deque[float]] = OrderedDict()
+        self._all_started: deque[float] = deque()
         self._lock = threading.Lock()
 
     def admit(self, client: str) -> None:
-        """Count a new match for ``client``; :class:`TooManyGames` past the rate."""
+        """Count a new match for ``client``; :class:`TooManyGames` past a rate."""
         now = self.clock()
         with self._lock:
-            times = self._started.setdefault(client, deque())
+            # Forget clients quiet for a minute: they are at the front.
+            while self._started:
+                first, times = next(iter(self._started.items()))
+                if times and now - times[-1] < 60.0 and len(self._started) <= MAX_RATE_ENTRIES:
+                    break
+                del self._started[first]
+            while self._all_started and now - self._all_started[0] >= 60.0:
+                self._all_started.popleft()
+            times = self._started.pop(client, None) or deque()
+            self._started[client] = times  # now the most recently active
             while times and now - times[0] >= 60.0:
                 times.popleft()
             if len(times) >= self.per_minute:
                 raise TooManyGames
+            if len(self._all_started) >= self.all_per_minute:
+                raise TooManyGames(everyone=True)
             times.append(now)
-            if len(self._started) > 4 * self.max_games:  # forget quiet clients
-                for c in [c for c, t in self._started.items() if not t or now - t[-1] >= 60.0]:
-                    del self._started[c]
+            self._all_started.append(now)
 
     def add(self, session: GameSession, client: str = "") -> str:
         gid = secrets.token_urlsafe(24)
+        now = self.clock()
         with self._lock:
             self._expire()
-            own = [k for k, g in self._games.items() if g.client == client]
-            for k in own[: max(0, len(own) - self.per_client + 1)]:
-                del self._games[k]
-            while len(self._games) >= self.max_games:
-                self._games.popitem(last=False)
-            self._games[gid] = StoredGame(session, client)
-            self._games[gid].used = self.clock()
+            own = self._by_client.get(client)
+            if own is not None and len(own) >= self.per_client:
+                self._delete(next(iter(own)))  # the client's own least recently used
+            if len(self._games) >= self.max_games:
+                oldest = next(iter(self._games.values()))
+                if now - oldest.used < self.protected_s:
+                    raise StoreFull
+                self._delete(next(iter(self._games)))
+            game = StoredGame(session, client)
+            game.used = now
+            self._games[gid] = game
+            self._by_client.setdefault(client, OrderedDict())[gid] = None
         return gid
 
     def get(self, gid: str) -> StoredGame | None:
@@ -93,14 +138,25 @@ class GameStore:
             if g is not None:
                 g.used = self.clock()
                 self._games.move_to_end(gid)
+                self._by_client[g.client].move_to_end(gid)
             return g
 
     def remove(self, gid: str) -> bool:
         with self._lock:
-            return self._games.pop(gid, None) is not None
+            if gid not in self._games:
+                return False
+            self._delete(gid)
+            return True
 
     def __len__(self) -> int:
         return len(self._games)
+
+    def _delete(self, gid: str) -> None:
+        g = self._games.pop(gid)
+        own = self._by_client[g.client]
+        del own[gid]
+        if not own:
+            del self._by_client[g.client]
 
     def _expire(self) -> None:
         now = self.clock()
@@ -108,4 +164,4 @@ class GameStore:
             gid, g = next(iter(self._games.items()))
             if now - g.used < self.ttl_s:
                 break
-            del self._games[gid]
+            self._delete(gid)

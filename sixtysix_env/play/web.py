@@ -30,12 +30,16 @@ only client the API is for: a ``Host`` header that is neither an IP address,
 rebinding page reaches the server under its own name); a ``POST`` or
 ``DELETE`` whose ``Origin`` is not this server answers 403; a ``POST`` must
 be ``application/json`` (a plain form or ``text/plain`` post from another
-page is refused with 400 before anything is created). Each client address
-may keep at most :data:`MAX_GAMES_PER_CLIENT` matches (a new one retires its
-own least recently used) and start at most :data:`NEW_GAMES_PER_MINUTE` per
-minute (429 after that). The computer's thinking is bounded per request: at
-most :data:`THINKING_AT_ONCE` requests compute at a time (503 when the wait
-is too long), and the expert searches for at most ``think_seconds`` per
+page is refused with 400 before anything is created). A client is an IPv4
+address, an IPv6 /64 or the loopback machine (:mod:`.limits`); each may keep
+at most :data:`MAX_GAMES_PER_CLIENT` matches (a new one retires its own
+least recently used) and start at most :data:`NEW_GAMES_PER_MINUTE` per
+minute, and all together :data:`~.store.ALL_NEW_GAMES_PER_MINUTE` (429 after
+that). When the store is full, only a match idle for
+:data:`~.store.PROTECTED_S` makes room (else 503). The computer's thinking
+is bounded per request: at most :data:`THINKING_AT_ONCE` requests compute
+at a time, one per client, the waiting clients served in turn (503 when the
+wait is too long), and the expert searches for at most ``think_seconds`` per
 move when the server is not seeded.
 
 This module is the app and its command; the JSON it answers is built in
@@ -50,7 +54,8 @@ import ipaddress
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +66,7 @@ from ..actions import parse_action
 from ..agents import agent_names, make_agent
 from ..agents.registry import parse_agent_spec
 from ..rules import PRESETS
+from .limits import Busy, FairThinking, client_key
 from .session import (
     MIN_THINK_SECONDS,
     GameSession,
@@ -77,6 +83,7 @@ from .store import (
     NEW_GAMES_PER_MINUTE,
     GameStore,
     StoredGame,
+    StoreFull,
     TooManyGames,
 )
 from .webjson import SIDE, game_json, step_json
@@ -152,20 +159,6 @@ def _static_file(name: str) -> Response:
     return send_from_directory(STATIC, name)
 
 
-class _Thinking:
-    """At most THINKING_AT_ONCE requests compute the computer's moves at once."""
-
-    def __init__(self, semaphore: threading.BoundedSemaphore) -> None:
-        self.semaphore = semaphore
-
-    def __enter__(self) -> None:
-        if not self.semaphore.acquire(timeout=THINKING_WAIT_S):
-            raise ApiError(503, "the server is busy: try again in a moment")
-
-    def __exit__(self, *exc: object) -> None:
-        self.semaphore.release()
-
-
 class _Api:
     """The API's routes over one store, with the server's fixed choices."""
 
@@ -190,7 +183,7 @@ class _Api:
         self.think_seconds = think_seconds
         self._next_seed = seed
         self._seed_lock = threading.Lock()
-        self.thinking = _Thinking(threading.BoundedSemaphore(THINKING_AT_ONCE))
+        self.thinking = FairThinking(THINKING_AT_ONCE, THINKING_WAIT_S)
 
     # -- helpers
 
@@ -243,11 +236,25 @@ class _Api:
     def _admit(self, client: str) -> None:
         try:
             self.store.admit(client)
-        except TooManyGames:
+        except TooManyGames as e:
+            if e.everyone:
+                raise ApiError(
+                    429, "the server is starting too many matches just now: try again in a "
+                    "minute", retry_after=60
+                ) from None
             raise ApiError(
                 429, f"too many new matches from this address (at most {self.store.per_minute} "
                 "a minute): wait a minute", retry_after=60
             ) from None
+
+    @contextmanager
+    def _thinking(self) -> Iterator[None]:
+        """The requesting client's turn at the computer's thinking (503 if none comes)."""
+        try:
+            with self.thinking.turn(client_key(request.remote_addr)):
+                yield
+        except Busy:
+            raise ApiError(503, "the server is busy: try again in a moment") from None
 
     @staticmethod
     def _action_request() -> str:
@@ -280,7 +287,7 @@ class _Api:
 
     def new_game(self) -> Response:
         opponent, rules = self._new_game_request()
-        client = request.remote_addr or ""
+        client = client_key(request.remote_addr)
         self._admit(client)
         try:
             session = GameSession(
@@ -293,10 +300,16 @@ class _Api:
         except Exception as e:  # noqa: BLE001 - an opponent (policy file) that cannot load
             raise ApiError(500, f"cannot start a match against {opponent!r}: {e}") from None
         session.opponent_name = opponent  # the choice as offered, its options included
-        with self.thinking:
+        with self._thinking():
             steps = session.start()
         session.pause()  # outside the thinking slots
-        gid = self.store.add(session, client)
+        try:
+            gid = self.store.add(session, client)
+        except StoreFull:
+            raise ApiError(
+                503, "the server holds as many matches as it can, all in play: try again later",
+                retry_after=60,
+            ) from None
         resp = self._answer(gid, session, steps)
         resp.status_code = 201
         return resp
@@ -319,7 +332,7 @@ class _Api:
                     else "the hand is over: deal the next hand",
                 )
             try:
-                with self.thinking:
+                with self._thinking():
                     steps = s.act(action)
                 s.pause()
             except IllegalMove as e:
@@ -337,7 +350,7 @@ class _Api:
             raise ApiError(400, "this request takes no fields")
         with g.lock:
             try:
-                with self.thinking:
+                with self._thinking():
                     steps = g.session.next_hand()
                 g.session.pause()
             except IllegalMove as e:
@@ -390,7 +403,7 @@ def create_app(
     store = store if store is not None else GameStore(max_games=max_games)
     api = _Api(store, opponents, default, seed, deck, think_seconds, min_think_seconds)
     app.config["GAMES"] = store
-    app.config["THINKING"] = api.thinking.semaphore
+    app.config["THINKING"] = api.thinking
     hosts = {"localhost", *(host_name(h) for h in allowed_hosts)}
 
     app.before_request(lambda: check_same_site(hosts))

@@ -671,3 +671,39 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     r = _cli(["export", str(run_dir), "-o", str(out)], str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert load_policy(str(out)).network.layers[0][0] == OBS_SIZE
+
+
+def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
+    """Issue 24, item 4 on RLlib: SIGTERM is handled like Ctrl-C (the latest checkpoint
+    and state saved, exit 128 + 15), and the run resumes from it."""
+    import signal
+    import time
+
+    _ray()
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sixtysix_env.cli", "train", "--backend", "rllib", "--config",
+         TINY, "--set", "total_timesteps=10000000", "--set", "eval_every=4000",
+         "--set", "save_every=10000000", "--set", "eval_deals=20", "--set", "num_cpus=2"],
+        cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    run_dir = tmp_path / "runs" / "rllib-tiny"
+    try:
+        deadline = time.monotonic() + 300
+        lines: list[str] = []
+        while sum("eval gp/hand" in x for x in lines) < 2 and time.monotonic() < deadline:
+            lines.append(proc.stdout.readline())
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=300)[0]
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, "".join(lines) + out
+    assert "SIGTERM: saving the latest model" in out
+    state = json.loads((run_dir / "latest" / "state.json").read_text())
+    assert state["steps"] >= 4000
+    assert (run_dir / "latest" / "checkpoint").is_dir()
+    assert not list((run_dir / "latest").glob("checkpoint.*"))  # no .tmp or .old left
+    more = state["steps"] + 4000
+    r = _cli(["train", "--resume", str(run_dir), "--set", f"total_timesteps={more}"], str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert json.loads((run_dir / "latest" / "state.json").read_text())["steps"] >= more

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import contextlib
 import shutil
+import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
@@ -187,3 +191,59 @@ def copy_eval_log(run_dir: str, policy_path: str) -> str | None:
     out = eval_log_path(policy_path)
     shutil.copyfile(log, out)
     return out
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during learning: handled like Ctrl-C (``latest`` saved), exit status 143."""
+
+
+@contextlib.contextmanager
+def stopped_by_signals(
+    save_latest: Callable[[], None],
+    steps: Callable[[], int | None],
+    run_dir: str,
+    printer: Callable[[str], None],
+) -> Iterator[None]:
+    """SIGTERM handled like Ctrl-C while learning, on both backends: the latest model and
+    state are saved (atomically, so a second signal during the save leaves the previous
+    ones), then the interruption goes on up; the commands turn it into the conventional
+    exit status (130 for Ctrl-C, 143 for SIGTERM). ``steps()`` is None before learning
+    has started (nothing is saved then)."""
+
+    def on_sigterm(signum, frame):
+        raise Terminated()
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        done = steps()
+        if done is not None:
+            what = "SIGTERM" if isinstance(e, Terminated) else "interrupted"
+            printer(f"{what}: saving the latest model at {done:,} steps")
+            save_latest()
+            printer(f"saved; resume with: sixtysix train --resume {run_dir}")
+        raise
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def replace_dir(new: str, path: str) -> None:
+    """Put the complete folder ``new`` at ``path``, keeping the previous one at
+    ``path + ".old"`` until the new one is in place (:func:`existing_dir` finds it if a
+    stop falls between the two renames)."""
+    old = path + ".old"
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.exists(path):
+        os.replace(path, old)
+    os.replace(new, path)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def existing_dir(path: str) -> str:
+    """``path``, or the previous folder :func:`replace_dir` kept if a stop left only it."""
+    if not os.path.exists(path) and os.path.isdir(path + ".old"):
+        return path + ".old"
+    return path

@@ -36,14 +36,12 @@ network and the rules are fixed, and changing them is refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
 import shutil
 import signal
 import sys
-import threading
 import time
 from typing import Any
 
@@ -56,7 +54,14 @@ from .config import (
     save_config,
 )
 from .model_file import ModelFileError, check_model, load_model
-from .runs import clear_new_run_dir, make_run_dir, resumable_run, write_json
+from .runs import (
+    Terminated,
+    clear_new_run_dir,
+    make_run_dir,
+    resumable_run,
+    stopped_by_signals,
+    write_json,
+)
 
 
 def _machine() -> str:
@@ -299,35 +304,6 @@ def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[fl
     return learn_s, learning_s, model.num_timesteps - steps_before
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM during learning: handled like Ctrl-C (``latest`` saved), exit status 143."""
-
-
-@contextlib.contextmanager
-def _stopped_by_signals(callback, printer):
-    """SIGTERM handled like Ctrl-C while learning: the latest model and state are saved
-    (atomically, so a second signal during the save leaves the previous ones), then the
-    interruption goes on up; ``run`` turns it into the conventional exit status."""
-
-    def on_sigterm(signum, frame):
-        raise Terminated()
-
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
-    try:
-        yield
-    except KeyboardInterrupt as e:
-        if getattr(callback, "model", None) is not None:  # learning had started
-            what = "SIGTERM" if isinstance(e, Terminated) else "interrupted"
-            printer(f"{what}: saving the latest model at {callback.num_timesteps:,} steps")
-            callback.save_latest()
-            printer(f"saved; resume with: sixtysix train --resume {callback.run_dir}")
-        raise
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
-
-
 def _summary(
     cfg: TrainConfig, total_steps: int, state: dict, learn_s: float, learning_s: float, steps: int
 ) -> dict[str, Any]:
@@ -412,7 +388,12 @@ def train(
     if cfg.init_policy and not resume:
         state["init"] = _start_from_policy(cfg, model, logger, printer)
     callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
-    with _stopped_by_signals(callback, printer):
+    with stopped_by_signals(
+        callback.save_latest,
+        lambda: callback.num_timesteps if getattr(callback, "model", None) is not None else None,
+        callback.run_dir,
+        printer,
+    ):
         learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     env.close()
     logger.close()

@@ -33,6 +33,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -41,7 +42,17 @@ from typing import Any
 from ..config import FIXED_ON_RESUME, ConfigError, config_backend
 from ..figures import eval_line
 from ..pool import OpponentPool
-from ..runs import clear_new_run_dir, log_evaluation, make_run_dir, resumable_run, write_json
+from ..runs import (
+    Terminated,
+    clear_new_run_dir,
+    existing_dir,
+    log_evaluation,
+    make_run_dir,
+    replace_dir,
+    resumable_run,
+    stopped_by_signals,
+    write_json,
+)
 from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
@@ -373,7 +384,7 @@ class Run:
                 self.state = json.load(f)
             self.pool.restore(run_dir, self.state.pop("pool", {}))
             self.algo.restore_from_path(
-                os.path.abspath(os.path.join(run_dir, "latest", "checkpoint"))
+                existing_dir(os.path.abspath(os.path.join(run_dir, "latest", "checkpoint")))
             )
             self.state["wall_time_before_s"] = self.state.get("wall_time_s", 0.0)
             printer(
@@ -490,8 +501,7 @@ class Run:
         tmp = ckpt + ".tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         self.algo.save_to_path(tmp)
-        shutil.rmtree(ckpt, ignore_errors=True)
-        os.replace(tmp, ckpt)
+        replace_dir(tmp, ckpt)  # the previous checkpoint stays until this one is in place
         steps = self.state["steps"]
         save_policy(
             os.path.join(latest, "policy.npz"),
@@ -577,7 +587,8 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
     try:
         run = Run(cfg, run_dir, resume, printer)
         try:
-            speed = run.learn()
+            with stopped_by_signals(run.save_latest, lambda: run.state["steps"], run_dir, printer):
+                speed = run.learn()
         finally:
             run.close()
         summary = {
@@ -651,6 +662,10 @@ def run(args: argparse.Namespace) -> int:
         )
         try:
             train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
+        except Terminated:
+            return 128 + signal.SIGTERM
+        except KeyboardInterrupt:
+            return 128 + signal.SIGINT
         except (ClusterError, ImportError):
             if not args.resume:  # nothing trained: leave no half-made run folder behind
                 shutil.rmtree(run_dir, ignore_errors=True)

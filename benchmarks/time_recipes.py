@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             proc = subprocess.run(
                 [args.python, "-c", code],
+                check=False,
                 cwd=ROOT,
                 capture_output=True,
                 text=True,

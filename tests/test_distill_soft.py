@@ -47,7 +47,7 @@ def test_decide_returns_acts_choice_and_the_values_it_chose_from():
 
 
 def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
-    from sixtysix_training.distill_soft import targets
+    from research.distill_soft import targets
 
     masks = np.zeros((2, 34), dtype=bool)
     masks[:, [0, 1, CLOSE]] = True
@@ -103,7 +103,7 @@ def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
 
 
 def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
-    from sixtysix_training.distill_soft import (
+    from research.distill_soft import (
         STUDY_COLUMNS,
         collect,
         fit,
@@ -131,7 +131,7 @@ def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
         np.testing.assert_array_equal(d[k], again["data"][k])
     path = str(tmp_path / "d.npz")
     save_data(res, path)
-    from sixtysix_training.distill_soft import phases
+    from research.distill_soft import phases
 
     ph = phases(d["obs"])
     assert set(ph) <= {"open", "closed", "exhausted"} and "open" in set(ph)

@@ -453,7 +453,7 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
 
 @pytest.mark.slow
 def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
-    from sixtysix_training.distill import collect
+    from research.distill import collect
 
     run_dir, _ = smoke_run
     learner = str(run_dir / "policy.npz")
@@ -473,7 +473,7 @@ def test_distill_collect_is_seeded_and_worker_independent(smoke_run):
 def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.distill import collect, fit, load_data, save_data
+    from research.distill import collect, fit, load_data, save_data
 
     run_dir, _ = smoke_run
     res = collect(

@@ -1,11 +1,10 @@
-"""What happens around the PPO loop: logging, snapshots, evaluation, saving.
+"""What happens around SB3's PPO loop: logging, and the run's lifecycle.
 
-:class:`SelfPlayCallback` does its periodic work at the start of a rollout,
-when the weights are those of the update just made and the step count is
-exact: it adds snapshots to the opponent pool, evaluates the learner on
-paired deals against the baselines (``sixtysix_env.evaluation``, masks
-honoured, the same deals every time), keeps the best model, and saves the
-latest one with everything a resumed run needs.
+:class:`SelfPlayCallback` drives the lifecycle both backends share
+(:class:`~.lifecycle.RunLifecycle`: snapshots into the opponent pool,
+paired-deal evaluation against the baselines, the best model, ``latest/``
+with everything a resumed run needs) at the start of each rollout, when the
+weights are those of the update just made and the step count is exact.
 
 TensorBoard charts are grouped the CleanRL way: ``charts/`` (returns,
 evaluation figures, speed) and ``losses/`` (the PPO and cloning losses).
@@ -14,7 +13,6 @@ evaluation figures, speed) and ``losses/`` (the PPO and cloning losses).
 from __future__ import annotations
 
 import os
-import time
 from collections import defaultdict
 from typing import Any
 
@@ -27,14 +25,14 @@ from stable_baselines3.common.logger import (
     TensorBoardOutputFormat,
 )
 
-from sixtysix_env.policy import save_policy
+from sixtysix_env.policy import PolicyNetwork
 from sixtysix_env.progress import progress_bar
 
 from .config import TrainConfig
-from .figures import eval_line, evaluate_agent
-from .numpy_policy import network_from_policy, policy_agent
+from .lifecycle import RunLifecycle
+from .numpy_policy import network_from_policy
 from .pool import OpponentPool
-from .runs import log_evaluation, save_model_atomically, write_json
+from .runs import save_model_atomically
 
 # SB3's own keys -> the chart groups.
 _RENAME = {
@@ -118,7 +116,8 @@ class StepProgressBar(BaseCallback):
 
 
 class SelfPlayCallback(BaseCallback):
-    """Snapshots, paired-deal evaluation, best/latest saving and per-opponent returns."""
+    """The SB3 side of a run's lifecycle (:class:`~.lifecycle.RunLifecycle`: snapshots,
+    paired-deal evaluation, best/latest saving), and the per-opponent returns."""
 
     def __init__(
         self,
@@ -132,38 +131,47 @@ class SelfPlayCallback(BaseCallback):
         self.cfg = cfg
         self.run_dir = run_dir
         self.pool = pool
-        #: Persistent run state (saved as latest/state.json): best score, time, steps.
-        self.state = state
-        self.printer = printer
+        self.life = RunLifecycle(cfg, run_dir, pool, state, self, printer)
         self.returns: dict[str, list[float]] = defaultdict(list)
-        self.side_seconds = 0.0  # time spent here (evaluation, saving), not learning
-        self._t_start = 0.0
-        self._steps_start = 0
 
-    # -- scheduling -------------------------------------------------------------
+    @property
+    def state(self) -> dict[str, Any]:
+        """Persistent run state (saved as latest/state.json): best score, time, steps."""
+        return self.life.state
 
-    def _due(self, every: int, key: str) -> bool:
-        if every <= 0:
-            return False
-        last = self.state.setdefault("last", {}).get(key)
-        return last is None or self.num_timesteps - last >= every
+    # -- what the lifecycle asks of this backend (lifecycle.Learner) -----------------
 
-    def _mark(self, key: str) -> None:
-        self.state.setdefault("last", {})[key] = self.num_timesteps
+    def steps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def network(self) -> PolicyNetwork:
+        return network_from_policy(self.model.policy)
+
+    def save_model(self, folder: str, resumable: bool) -> None:
+        save_model_atomically(self.model, os.path.join(folder, "model.zip"))
+
+    def added_snapshot(self, label: str, network: PolicyNetwork) -> None:
+        pass  # the games draw their opponents from the pool itself
+
+    def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
+        for opp, f in figures.items():
+            self.logger.record(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"])
+            lo, _ = f["gp_ci95"] or (f["gp_per_hand"], f["gp_per_hand"])
+            self.logger.record(f"charts/eval_gp_low95_vs_{opp}", lo)
+            self.logger.record(
+                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"])
+            )
+        self.logger.record("charts/eval_seconds", seconds)
+        self.logger.dump(steps)
+
+    # -- SB3's hooks: the periodic work at the start of a rollout, when the weights are
+    # those of the update just made and the step count is exact ----------------------
 
     def _on_training_start(self) -> None:
-        self._t_start = time.perf_counter()
-        self._steps_start = self.num_timesteps
+        self.life.begin()
 
     def _on_rollout_start(self) -> None:
-        t0 = time.perf_counter()
-        if self._due(self.cfg.snapshot_every, "snapshot") and self.num_timesteps > 0:
-            self.snapshot()
-        if self._due(self.cfg.eval_every, "eval"):
-            self.evaluate()
-        if self._due(self.cfg.save_every, "save") and self.num_timesteps > self._steps_start:
-            self.save_latest()
-        self.side_seconds += time.perf_counter() - t0
+        self.life.periodic()
 
     def _on_step(self) -> bool:
         dones = self.locals["dones"]
@@ -181,82 +189,20 @@ class SelfPlayCallback(BaseCallback):
             if xs:
                 self.logger.record(f"charts/return_vs_{key}", float(np.mean(xs)))
         self.returns.clear()
-        elapsed = time.perf_counter() - self._t_start - self.side_seconds
+        elapsed = self.life.learning_seconds()
         if elapsed > 0:
             self.logger.record(
-                "charts/SPS_learning", (self.num_timesteps - self._steps_start) / elapsed
+                "charts/SPS_learning", (self.steps() - self.life._steps_start) / elapsed
             )
         self.logger.record("charts/pool_snapshots", len(self.pool.snapshots))
 
     def _on_training_end(self) -> None:
-        t0 = time.perf_counter()
-        last = self.state.get("last", {})
-        if last.get("eval") != self.num_timesteps:
-            self.evaluate()
-        self.save_latest()
-        self.side_seconds += time.perf_counter() - t0
+        self.life.periodic(final=True)
 
-    # -- the work ------------------------------------------------------------------
-
-    def snapshot(self) -> None:
-        steps = self.num_timesteps
-        label = f"snap-{steps:09d}"
-        rel = os.path.join("snapshots", label + ".npz")
-        net = network_from_policy(self.model.policy)
-        os.makedirs(os.path.join(self.run_dir, "snapshots"), exist_ok=True)
-        save_policy(
-            os.path.join(self.run_dir, rel),
-            net,
-            {"name": label, "training": {"steps": steps, "run": self.cfg.name}},
-        )
-        agent = policy_agent(self.model, label, deterministic=self.cfg.snapshot_deterministic)
-        self.pool.add_snapshot(label, rel, steps, agent)
-        self._mark("snapshot")
-
-    def evaluate(self) -> dict[str, Any]:
-        cfg = self.cfg
-        steps = self.num_timesteps
-        t0 = time.perf_counter()
-        agent = policy_agent(self.model, "learner")
-        figures = evaluate_agent(
-            agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed, cfg.rules, cfg.eval_workers
-        )
-        seconds = time.perf_counter() - t0
-        for opp, f in figures.items():
-            self.logger.record(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"])
-            lo, _ = f["gp_ci95"] or (f["gp_per_hand"], f["gp_per_hand"])
-            self.logger.record(f"charts/eval_gp_low95_vs_{opp}", lo)
-            self.logger.record(
-                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"])
-            )
-        self.logger.record("charts/eval_seconds", seconds)
-        self.logger.dump(steps)
-        record, is_best = log_evaluation(
-            self.run_dir, self.state, steps, self.wall_time(), figures, cfg.best_metric
-        )
-        if is_best:
-            best_dir = os.path.join(self.run_dir, "best")
-            os.makedirs(best_dir, exist_ok=True)
-            save_model_atomically(self.model, os.path.join(best_dir, "model.zip"))
-            write_json(os.path.join(best_dir, "eval.json"), record)
-        self._mark("eval")
-        self.printer(eval_line(steps, self.wall_time(), figures, is_best))
-        return record
-
-    def wall_time(self) -> float:
-        """Seconds of this run so far, earlier sessions of a resumed run included."""
-        return self.state.get("wall_time_before_s", 0.0) + (time.perf_counter() - self._t_start)
+    # -- for the command ---------------------------------------------------------------
 
     def learning_seconds(self) -> float:
-        return time.perf_counter() - self._t_start - self.side_seconds
+        return self.life.learning_seconds()
 
     def save_latest(self) -> None:
-        latest = os.path.join(self.run_dir, "latest")
-        os.makedirs(latest, exist_ok=True)
-        save_model_atomically(self.model, os.path.join(latest, "model.zip"))
-        state = dict(self.state)
-        state["steps"] = self.num_timesteps
-        state["wall_time_s"] = self.wall_time()
-        state["pool"] = self.pool.state()
-        write_json(os.path.join(latest, "state.json"), state)
-        self._mark("save")
+        self.life.save_latest()

@@ -33,7 +33,7 @@ from typing import Any
 from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
-from .config import TrainConfig
+from .config import TrainConfig, config_backend
 from .figures import (
     eval_figures,
     evaluate_agent,
@@ -182,9 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.endswith(".npz"):
         print(f"sixtysix export: the output must end in .npz, got {args.output!r}", file=sys.stderr)
         return 2
-    from .rllib.train import is_rllib_run
-
-    if os.path.isdir(args.model) and is_rllib_run(args.model):
+    if os.path.isdir(args.model) and config_backend(args.model) == "rllib":
         from .rllib.export import run as run_rllib  # RLlib runs keep numpy policies already
 
         return run_rllib(args)

@@ -114,7 +114,9 @@ def _net_arch(value: Any, path: str) -> dict[str, list[int]]:
         for v in value.values()
     )
     if not ok:
-        raise ModelFileError(f"{path}: policy_kwargs.net_arch {value!r} is not a list of layer sizes")
+        raise ModelFileError(
+            f"{path}: policy_kwargs.net_arch {value!r} is not a list of layer sizes"
+        )
     return {"pi": list(value["pi"]), "vf": list(value["vf"])}
 
 
@@ -146,7 +148,9 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
         obs_space, act_space = env.observation_space, env.action_space
         is_dict = True
     else:
-        raise ModelFileError(f"{path}: observation space of type {kind!r} is not one this version builds")
+        raise ModelFileError(
+            f"{path}: observation space of type {kind!r} is not one this version builds"
+        )
     act = _readable(data, "action_space")
     if act.get(":type:") not in _ACTION_SPACES or str(act.get("n")) != str(NUM_ACTIONS):
         raise ModelFileError(f"{path}: the action space is not Discrete({NUM_ACTIONS})")
@@ -167,7 +171,9 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
     kwargs = _readable(data, "policy_kwargs")
     extra = set(kwargs) - {":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim"}
     if extra:
-        raise ModelFileError(f"{path}: policy_kwargs has {sorted(extra)}, which this version never sets")
+        raise ModelFileError(
+            f"{path}: policy_kwargs has {sorted(extra)}, which this version never sets"
+        )
     policy_kwargs: dict[str, Any] = {}  # what is absent takes the policy's defaults
     if "activation_fn" in kwargs:
         if kwargs["activation_fn"] not in _ACTIVATIONS:
@@ -180,13 +186,17 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
         policy_kwargs["net_arch"] = _net_arch(kwargs["net_arch"], path)
     module = _readable(data, "policy_class").get("__module__")
     if module not in _POLICY_MODULES:
-        raise ModelFileError(f"{path}: policy class from module {module!r}; expected one of {_POLICY_MODULES}")
+        raise ModelFileError(
+            f"{path}: policy class from module {module!r}; expected one of {_POLICY_MODULES}"
+        )
     policy_class: Any
     if module == "sixtysix_training.sb3_policy":
         from .sb3_policy import PrivilegedCriticPolicy
 
         if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
-            raise ModelFileError(f"{path}: a privileged critic's actor must read {OBS_SIZE} features")
+            raise ModelFileError(
+                f"{path}: a privileged critic's actor must read {OBS_SIZE} features"
+            )
         policy_class = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
     else:

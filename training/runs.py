@@ -7,9 +7,10 @@ evaluation log ``eval.jsonl`` and, after distillation, ``distill.json``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import contextlib
+import platform
 import shutil
 import signal
 import sys
@@ -171,7 +172,7 @@ def run_config(run_dir: str, warn_as: str = "sixtysix export") -> TrainConfig | 
 
 
 def distillation(run_dir: str | None) -> dict | None:
-    """The run's distillation record (``sixtysix_training.distill fit``), if it has one."""
+    """The run's distillation record (``python -m research.distill fit``), if it has one."""
     if run_dir is None:
         return None
     rec = read_json(os.path.join(run_dir, "distill.json"))
@@ -247,3 +248,18 @@ def existing_dir(path: str) -> str:
     if not os.path.exists(path) and os.path.isdir(path + ".old"):
         return path + ".old"
     return path
+
+
+def machine() -> str:
+    """The machine a run trained on, for its summary: CPU, cores, system, Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    system = f"{platform.system()} {platform.release()}"
+    return f"{cpu}, {os.cpu_count()} CPU cores, {system}, Python {platform.python_version()}"

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import signal
 import sys
@@ -57,25 +56,12 @@ from .model_file import ModelFileError, check_model, load_model
 from .runs import (
     Terminated,
     clear_new_run_dir,
+    machine,
     make_run_dir,
     resumable_run,
     stopped_by_signals,
     write_json,
 )
-
-
-def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    system = f"{platform.system()} {platform.release()}"
-    return f"{cpu}, {os.cpu_count()} CPU cores, {system}, Python {platform.python_version()}"
 
 
 def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
@@ -326,7 +312,7 @@ def _summary(
         "best_metric": cfg.best_metric,
         "bc": state.get("bc"),
         "init": state.get("init"),
-        "machine": _machine(),
+        "machine": machine(),
         "torch_threads": cfg.torch_threads,
     }
 

@@ -40,13 +40,13 @@ import time
 from typing import Any
 
 from ..config import FIXED_ON_RESUME, ConfigError, config_backend
-from ..figures import eval_line
+from ..lifecycle import RunLifecycle
 from ..pool import OpponentPool
 from ..runs import (
     Terminated,
     clear_new_run_dir,
     existing_dir,
-    log_evaluation,
+    machine,
     make_run_dir,
     replace_dir,
     resumable_run,
@@ -368,12 +368,10 @@ class Metrics:
 
 
 class Run:
-    """One training session: the algorithm, the pool, the periodic work and the run folder."""
+    """One training session on RLlib: the algorithm and its league, driving the run's
+    lifecycle (:class:`~..lifecycle.RunLifecycle`, shared with the SB3 backend)."""
 
     def __init__(self, cfg: RLlibConfig, run_dir: str, resume: bool, printer=print) -> None:
-        from ..export import evaluate_agent
-
-        self.evaluate_agent = evaluate_agent
         self.cfg, self.run_dir, self.printer = cfg, run_dir, printer
         t = cfg.train
         self.pool = OpponentPool.from_config(t)
@@ -393,8 +391,8 @@ class Run:
             )
         self.push()
         self.metrics = Metrics(run_dir)
-        self._t0 = time.perf_counter()
-        self.side_seconds = 0.0
+        self.life = RunLifecycle(t, run_dir, self.pool, self.state, self, printer)
+        self.bc_seconds = 0.0
         if t.bc_teacher and not resume:
             from .bc import warm_start
 
@@ -402,7 +400,7 @@ class Run:
             self.state["bc"] = warm_start(
                 self.algo, learner_spec(cfg, standalone=True), cfg, printer
             )
-            self.side_seconds += time.perf_counter() - t_bc
+            self.bc_seconds = time.perf_counter() - t_bc
             last = self.state["bc"]["epochs"][-1]
             self.metrics.writer.add_scalar("charts/bc_accuracy", last["accuracy"], 0)
 
@@ -419,109 +417,57 @@ class Run:
             self.cfg.train.seed,
         )
 
+    # -- what the lifecycle asks of this backend (lifecycle.Learner) -----------------
+
+    def steps(self) -> int:
+        return int(self.state["steps"])
+
     def network(self):
         from .weights import network_from_state
 
         state = self.algo.learner_group.get_weights([LEARNER])[LEARNER]
         return network_from_state(state, self.cfg.train.activation)
 
-    def snapshot(self) -> None:
-        from sixtysix_env.policy import PolicyAgent, save_policy
-
-        steps = self.state["steps"]
-        label = f"snap-{steps:09d}"
-        rel = os.path.join("snapshots", label + ".npz")
-        net = self.network()
-        os.makedirs(os.path.join(self.run_dir, "snapshots"), exist_ok=True)
-        save_policy(
-            os.path.join(self.run_dir, rel),
-            net,
-            {"name": label, "training": {"steps": steps, "run": self.cfg.train.name}},
-        )
-        # A free slot: one no snapshot still in the pool holds (the pool drops its oldest).
+    def added_snapshot(self, label: str, network) -> None:
+        """Give the new snapshot a free league slot (one no snapshot still in the pool
+        holds: the pool drops its oldest) and hand the league its weights."""
         slots = self.state["slots"]
-        self.pool.add_snapshot(label, rel, steps, PolicyAgent(net, {"name": label}, name=label))
         live = {s.label for s in self.pool.snapshots}
         for old in [k for k in slots if k not in live]:
             del slots[old]
         used = set(slots.values())
         slots[label] = next(s for s in slot_ids(self.cfg.train.max_snapshots) if s not in used)
         self.push()
-        self._mark("snapshot")
 
-    # -- scheduling -----------------------------------------------------------------
-
-    def _due(self, every: int, key: str) -> bool:
-        if every <= 0:
-            return False
-        last = self.state.setdefault("last", {}).get(key)
-        return last is None or self.state["steps"] - last >= every
-
-    def _mark(self, key: str) -> None:
-        self.state.setdefault("last", {})[key] = self.state["steps"]
-
-    def wall_time(self) -> float:
-        return self.state.get("wall_time_before_s", 0.0) + time.perf_counter() - self._t0
-
-    # -- evaluation and saving ------------------------------------------------------------
-
-    def evaluate(self) -> dict[str, Any]:
-        from sixtysix_env.policy import PolicyAgent, save_policy
-
-        t = self.cfg.train
-        steps = self.state["steps"]
-        t0 = time.perf_counter()
-        net = self.network()
-        agent = PolicyAgent(net, {"name": "learner"}, deterministic=True, name="learner")
-        figures = self.evaluate_agent(agent, t.eval_opponents, t.eval_deals, t.eval_seed, t.rules)
-        seconds = time.perf_counter() - t0
+    def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
         self.metrics.eval(steps, figures, seconds)
-        record, is_best = log_evaluation(
-            self.run_dir, self.state, steps, self.wall_time(), figures, t.best_metric
-        )
-        if is_best:
-            best_dir = os.path.join(self.run_dir, "best")
-            os.makedirs(best_dir, exist_ok=True)
-            save_policy(
-                os.path.join(best_dir, "policy.npz"),
-                net,
-                {"name": t.name, "training": {"steps": steps, "run": t.name}},
-            )
-            write_json(os.path.join(best_dir, "eval.json"), record)
-        self._mark("eval")
-        self.printer(eval_line(steps, self.wall_time(), figures, is_best))
-        return record
 
-    def save_latest(self) -> None:
+    def save_model(self, folder: str, resumable: bool) -> None:
+        """``policy.npz`` (what an export needs); with ``resumable`` also RLlib's checkpoint,
+        the previous one kept until the new one is in place."""
         from sixtysix_env.policy import save_policy
 
-        latest = os.path.join(self.run_dir, "latest")
-        os.makedirs(latest, exist_ok=True)
-        ckpt = os.path.abspath(os.path.join(latest, "checkpoint"))
-        tmp = ckpt + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        self.algo.save_to_path(tmp)
-        replace_dir(tmp, ckpt)  # the previous checkpoint stays until this one is in place
-        steps = self.state["steps"]
+        if resumable:
+            ckpt = os.path.abspath(os.path.join(folder, "checkpoint"))
+            tmp = ckpt + ".tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            self.algo.save_to_path(tmp)
+            replace_dir(tmp, ckpt)
+        t = self.cfg.train
         save_policy(
-            os.path.join(latest, "policy.npz"),
+            os.path.join(folder, "policy.npz"),
             self.network(),
-            {"name": self.cfg.train.name, "training": {"steps": steps, "run": self.cfg.train.name}},
+            {"name": t.name, "training": {"steps": self.steps(), "run": t.name}},
         )
-        self._mark("save")
-        state = dict(self.state)
-        state["wall_time_s"] = self.wall_time()
-        state["pool"] = self.pool.state()
-        state.pop("wall_time_before_s", None)
-        write_json(os.path.join(latest, "state.json"), state)
 
     # -- the loop --------------------------------------------------------------------------
 
     def learn(self) -> dict[str, Any]:
         t = self.cfg.train
+        life = self.life
+        life.begin()
         start_steps = self.state["steps"]
-        if start_steps == 0 and self._due(t.eval_every, "eval"):
-            self._timed(self.evaluate)
+        t0 = time.perf_counter()
         iteration = 0
         while self.state["steps"] < t.total_timesteps:
             t_it = time.perf_counter()
@@ -532,7 +478,7 @@ class Run:
             self.state["steps"] += new
             steps = self.state["steps"]
             iteration += 1
-            learning_s = time.perf_counter() - self._t0 - self.side_seconds
+            learning_s = life.learning_seconds()
             extra = {
                 "charts/SPS": new / it_s if it_s > 0 else 0.0,
                 "charts/env_SPS": env_steps / it_s if it_s > 0 else 0.0,
@@ -547,26 +493,22 @@ class Run:
                 f"{it_s:.1f} s ({extra['charts/SPS']:,.0f}/s)"
                 + (f", return {ret:+.3f}" if ret is not None else "")
             )
-            if self._due(t.snapshot_every, "snapshot"):
-                self._timed(self.snapshot)
-            due = self._due(t.eval_every, "eval") or steps >= t.total_timesteps
-            if due and self.state.get("last", {}).get("eval") != steps:
-                self._timed(self.evaluate)
-            if self._due(t.save_every, "save") or steps >= t.total_timesteps:
-                self._timed(self.save_latest)
-        learning_s = time.perf_counter() - self._t0 - self.side_seconds
+            life.periodic(final=steps >= t.total_timesteps)
+        learning_s = life.learning_seconds()
         done = self.state["steps"] - start_steps
         return {
             "steps_this_session": done,
             "learning_seconds": learning_s,
             "steps_per_s": done / learning_s if done and learning_s > 0 else None,
-            "steps_per_s_with_eval": done / (time.perf_counter() - self._t0) if done else None,
+            "steps_per_s_with_eval": done / (time.perf_counter() - t0) if done else None,
         }
 
-    def _timed(self, fn) -> None:
-        t0 = time.perf_counter()
-        fn()
-        self.side_seconds += time.perf_counter() - t0
+    def save_latest(self) -> None:
+        self.life.save_latest()
+
+    def wall_time(self) -> float:
+        """This run's seconds so far: earlier sessions, cloning and learning."""
+        return self.life.wall_time() + self.bc_seconds
 
     def close(self) -> None:
         self.metrics.close()
@@ -578,7 +520,6 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
     import ray
     import torch
 
-    from ..train import _machine
     from .export import export_run
 
     torch.set_num_threads(cfg.train.torch_threads)
@@ -601,7 +542,7 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
             "best_steps": run.state.get("best_steps"),
             "best_metric": cfg.train.best_metric,
             "bc": run.state.get("bc"),
-            "machine": _machine(),
+            "machine": machine(),
             "ray": where,
             "num_env_runners": cfg.rllib.num_env_runners,
             "num_envs_per_env_runner": cfg.rllib.num_envs_per_env_runner,

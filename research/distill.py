@@ -19,10 +19,10 @@ stock too often (see ``checkpoints/sixtysix-ppo.md``); nothing shipped uses it.
    ``latest/`` hold the result, so ``sixtysix export`` and ``--resume`` work
    on it as on any run.
 
-    python -m sixtysix_training.distill collect --learner checkpoints/sixtysix-ppo.npz \\
+    python -m research.distill collect --learner checkpoints/sixtysix-ppo.npz \\
         --teacher expert --opponent heuristic --hands 4000 --seed 1 --workers 2 \\
         -o runs/distill-data.npz
-    python -m sixtysix_training.distill fit --run runs/full --data runs/distill-data.npz \\
+    python -m research.distill fit --run runs/full --data runs/distill-data.npz \\
         -o runs/full-distilled
 """
 
@@ -46,8 +46,7 @@ from sixtysix_env.env.observation import OBS_VERSION, observe_view
 from sixtysix_env.progress import progress_bar
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
-
-from .bc import stack_records
+from sixtysix_training.bc import stack_records
 
 DATA_FORMAT = "sixtysix-distill-data/1"
 _CHUNK = 50  # hands per task handed to a worker
@@ -194,8 +193,8 @@ def fit(
     val_fraction: float = 0.1,
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
-    from .bc import pretrain
-    from .model_file import load_model
+    from sixtysix_training.bc import pretrain
+    from sixtysix_training.model_file import load_model
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")
@@ -251,7 +250,7 @@ def fit(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m sixtysix_training.distill", description=__doc__.split("\n")[0]
+        prog="python -m research.distill", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="label the learner's decisions with the teacher's")

@@ -1,6 +1,6 @@
 """Distillation of the expert's *action values* into a policy file (an experiment, issue 12).
 
-One round of DAgger with hard labels (``sixtysix_training.distill``) made the
+One round of DAgger with hard labels (``research/distill.py``) made the
 shipped policy worse and made it close the stock far more often. This module
 asks why, on the same kind of data, and writes down what it sees:
 
@@ -25,9 +25,9 @@ asks why, on the same kind of data, and writes down what it sees:
 3. ``summary``: close counts, the studies, and any policy's agreement, closes
    and provable exhausted-stock mistakes on a data file.
 
-    python -m sixtysix_training.distill_soft collect --learner sixtysix-ppo \\
+    python -m research.distill_soft collect --learner sixtysix-ppo \\
         --hands 1200 --seed 1 --close-study -o runs/soft-data.npz
-    python -m sixtysix_training.distill_soft fit --policy sixtysix-ppo \\
+    python -m research.distill_soft fit --policy sixtysix-ppo \\
         --data runs/soft-data.npz --target soft --temperature 0.25 -o runs/soft.npz
 
 Findings are in ``docs/strength.md``.
@@ -524,7 +524,7 @@ def summarize(data: dict[str, np.ndarray], policies: tuple[str, ...] = ()) -> di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m sixtysix_training.distill_soft", description=__doc__.split("\n")[0]
+        prog="python -m research.distill_soft", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser(

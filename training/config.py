@@ -635,5 +635,16 @@ def save_config(cfg: TrainConfig, path: str) -> None:
         # A plain scalar comes with a document end marker.
         value = value.strip().removesuffix("\n...").strip()
         lines.append(f"{f.name}: {value}")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
+    write_text_atomically(path, "\n".join(lines) + "\n")
+
+
+def write_text_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

@@ -13,12 +13,18 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import config as sb3_config
-from ..config import ConfigError, TrainConfig, coerce_value, field_docs, type_name
+from ..config import (
+    ConfigError,
+    TrainConfig,
+    coerce_value,
+    field_docs,
+    type_name,
+    write_text_atomically,
+)
 
 #: SB3-path options this backend does not use, and what to use instead.
 UNSUPPORTED: dict[str, str] = {
@@ -226,7 +232,4 @@ def save_config(cfg: RLlibConfig, path: str) -> None:
             lines.append(f"# {docs[k]}")
         text = yaml.safe_dump(v, default_flow_style=True, width=10**6, sort_keys=False)
         lines.append(f"{k}: {text.strip().removesuffix(chr(10) + '...').strip()}")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, path)
+    write_text_atomically(path, "\n".join(lines) + "\n")

@@ -25,14 +25,23 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("sixtysix_env.play.web", "serve a web page to play against the computer"),
     "train": ("sixtysix_training.train", "train a policy with self-play (needs the [train] extra)"),
     "export": ("sixtysix_training.export", "export a trained model as a numpy policy file"),
+    "ensemble": (
+        "sixtysix_training.ensemble",
+        "merge policy files into one network playing their averaged logits",
+    ),
+    "plot-curve": (
+        "sixtysix_training.plot_curve",
+        "draw a policy's or run's learning curve (needs the [plot] extra)",
+    ),
 }
 
 #: The extra a command needs beyond the core, named in the error when it is missing.
-EXTRAS = {"serve": "play", "train": "train", "export": "train"}
+EXTRAS = {"serve": "play", "train": "train", "export": "train", "plot-curve": "plot"}
 
 #: The top-level modules each extra installs (a missing one means the extra is missing).
 EXTRA_MODULES = {
     "play": {"flask", "werkzeug", "waitress"},
+    "plot": {"matplotlib"},
     "train": {
         "torch", "stable_baselines3", "sb3_contrib", "yaml", "msgspec", "tensorboard", "tqdm",
         "rich",
@@ -57,7 +66,7 @@ def _usage() -> str:
 
     lines = ["usage: sixtysix [--version] COMMAND [options]", "", "commands:"]
     for name, (_, text) in COMMANDS.items():
-        lines.append(f"  {name:<8} {text}")
+        lines.append(f"  {name:<10} {text}")
     lines.append("")
     shipped = shipped_names()
     if shipped:

@@ -1,6 +1,6 @@
 """Deal a hand and play it out between two agents (random by default), printing each trick.
 
-    python -m sixtysix_env.demo --seed 7
+    sixtysix demo --seed 7
     sixtysix demo --seed 7 --rules santase
     sixtysix demo --agents expert heuristic
 """
@@ -81,13 +81,3 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(text)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

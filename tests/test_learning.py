@@ -255,8 +255,12 @@ def test_cloning_data_follows_the_options():
 
 @pytest.mark.slow
 def test_a_run_with_both_options_trains_exports_and_resumes(tmp_path):
+    from sixtysix_env.cli import main as _cli_main
     from sixtysix_env.policy import load_policy
-    from sixtysix_training.train import main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as f:
         tiny = f.read()

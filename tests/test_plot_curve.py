@@ -6,8 +6,13 @@ import json
 
 import pytest
 
-from sixtysix_training.plot_curve import CurveError, find_log, main, opponents_of, read_log
+from sixtysix_env import cli
+from sixtysix_training.plot_curve import CurveError, find_log, opponents_of, read_log
 
+
+def main(argv: list[str]) -> int:
+    """``sixtysix plot-curve ARGV``."""
+    return cli.main(["plot-curve", *argv])
 
 def _figure(gp: float) -> dict:
     return {"gp_per_hand": gp, "gp_ci95": [gp - 0.05, gp + 0.05], "paired_deals": 300}

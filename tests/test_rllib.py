@@ -503,7 +503,11 @@ def test_impossible_resources_and_unreachable_cluster_fail_clearly(tmp_path):
 
 
 def test_address_flag_is_for_the_rllib_backend(capsys):
-    from sixtysix_training.train import main
+    from sixtysix_env.cli import main as _cli_main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     assert main(["--config", "quickstart", "--address", "auto"]) == 2
     assert "--address is for the RLlib backend" in capsys.readouterr().err
@@ -541,9 +545,10 @@ def test_linear_rate_lasts_the_whole_run():
 
 
 def test_shipped_rllib_configs_are_recognised_by_name():
+    import argparse
+
     from sixtysix_training.rllib.train import is_rllib_run
     from sixtysix_training.train import _backend
-    import argparse
 
     assert is_rllib_run("rllib-tiny") and is_rllib_run("configs/rllib-quickstart.yaml")
     assert not is_rllib_run("quickstart") and not is_rllib_run("no-such-config")

@@ -120,7 +120,7 @@ def test_train_command_reports_config_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("n_env: 4\n")
     r = _run(
-        ["-m", "sixtysix_training.train", "--config", str(bad), "--run-dir", str(tmp_path / "r")],
+        ["-m", "sixtysix_env", "train", "--config", str(bad), "--run-dir", str(tmp_path / "r")],
         ROOT,
     )
     assert r.returncode == 2
@@ -128,7 +128,11 @@ def test_train_command_reports_config_errors(tmp_path):
 
 
 def test_existing_run_folder_is_not_overwritten(tmp_path, capsys):
-    from sixtysix_training.train import main
+    from sixtysix_env.cli import main as _cli_main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     run_dir = tmp_path / "taken"
     run_dir.mkdir()
@@ -148,7 +152,7 @@ def smoke_run(tmp_path_factory):
     cfg.write_text(TINY)
     run_dir = tmp / "runs" / "tiny"
     r = _run(
-        ["-m", "sixtysix_training.train", "--config", str(cfg), "--run-dir", str(run_dir)],
+        ["-m", "sixtysix_env", "train", "--config", str(cfg), "--run-dir", str(run_dir)],
         str(tmp),
     )
     assert r.returncode == 0, r.stdout + r.stderr
@@ -221,7 +225,11 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
     log = tmp_path / "exported.eval.jsonl"
     assert log.read_text() == (run_dir / "eval.jsonl").read_text()
     pytest.importorskip("matplotlib")
-    from sixtysix_training.plot_curve import main as plot_main
+    from sixtysix_env.cli import main as _cli_main
+
+    def plot_main(argv):
+        return _cli_main(["plot-curve", *argv])
+
 
     assert plot_main([str(out)]) == 0
     png = (tmp_path / "exported.png").read_bytes()
@@ -238,7 +246,8 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
     r = _run(
         [
             "-m",
-            "sixtysix_training.train",
+            "sixtysix_env",
+            "train",
             "--resume",
             str(copy),
             "--set",
@@ -269,7 +278,7 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
 def test_resume_refuses_a_new_network(smoke_run):
     run_dir, _ = smoke_run
     r = _run(
-        ["-m", "sixtysix_training.train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
+        ["-m", "sixtysix_env", "train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
         ROOT,
     )
     assert r.returncode == 2
@@ -311,8 +320,12 @@ def test_numpy_policy_matches_torch(smoke_run):
 @pytest.mark.slow
 def test_same_seed_same_weights(tmp_path):
     """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
+    from sixtysix_env.cli import main as _cli_main
     from sixtysix_env.policy import read_policy
-    from sixtysix_training.train import main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     cfg = tmp_path / "r.yaml"
     cfg.write_text(
@@ -411,7 +424,11 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
     assert "starting from" in lines[0] and "value fit" in lines[1]
 
     # The command: a short run from the file (PPO then moves the actor, as it should).
-    from sixtysix_training.train import main
+    from sixtysix_env.cli import main as _cli_main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     assert (
         main(
@@ -649,7 +666,7 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     )
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sixtysix_training.train", "--config", str(cfg),
+        [sys.executable, "-m", "sixtysix_env", "train", "--config", str(cfg),
          "--run-dir", str(run_dir)],
         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
@@ -674,7 +691,11 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     from sixtysix_training.model_file import load_model
 
     assert load_model(str(run_dir / "latest" / "model.zip")).num_timesteps == state["steps"]
-    from sixtysix_training.train import main
+    from sixtysix_env.cli import main as _cli_main
+
+    def main(argv):
+        return _cli_main(["train", *argv])
+
 
     more = state["steps"] + 256
     assert main(["--resume", str(run_dir), "--set", f"total_timesteps={more}"]) == 0

@@ -1,6 +1,6 @@
 """Merge policy files into one network that plays their averaged logits.
 
-    python -m sixtysix_training.ensemble A.npz B.npz C.npz -o merged.npz --name my-ensemble \\
+    sixtysix ensemble A.npz B.npz C.npz -o merged.npz --name my-ensemble \\
         --eval-opponents random@10000 heuristic@10000 expert@1000 --eval-seed 11 --workers 2
 
 The members must share the observation version, the rules, the activation
@@ -22,7 +22,7 @@ N*H, whose block-diagonal layers do N times the work of one member.
 as well (:class:`~sixtysix_env.policy.PolicyNetwork`'s ``symmetry``); with it a
 single policy is enough:
 
-    python -m sixtysix_training.ensemble sixtysix-ppo-v2 --symmetry suits -o v2-suits.npz
+    sixtysix ensemble sixtysix-ppo-v2 --symmetry suits -o v2-suits.npz
 
 The rules treat the four suits alike, but a network trained on raw suits
 answers a position and its suit-renamed twins a little differently; the mean
@@ -32,7 +32,7 @@ one forward pass.
 Beside the merged file it writes ``NAME.eval.jsonl``, the learning-curve log
 of an ensemble: every member's training evaluations (from the log beside the
 member's file, each record tagged ``"member": MEMBER``) and the merged
-network's figures at export, so ``python -m sixtysix_training.plot_curve
+network's figures at export, so ``sixtysix plot-curve
 merged.npz`` draws the members' curves with the ensemble's figures as stars
 (a log with no evaluation at all, nothing to draw, is not written).
 """
@@ -63,7 +63,7 @@ from .figures import evaluate_at_export, export_lines
 from .plot_curve import read_log
 from .runs import eval_log_path
 
-__all__ = ["average_networks", "ensemble_log", "main", "merge_policy_files"]
+__all__ = ["add_arguments", "average_networks", "ensemble_log", "merge_policy_files", "run"]
 
 
 def average_networks(
@@ -150,7 +150,7 @@ def _algorithm(n: int, symmetry: str | None) -> str:
         parts.append(f"the weighted mean of {n} policies' logits, merged exactly into one MLP")
     if symmetry == "suits":
         parts.append("averaged over the 24 renamings of the suits")
-    return f"ensemble: {', '.join(parts)} (python -m sixtysix_training.ensemble)"
+    return f"ensemble: {', '.join(parts)} (sixtysix ensemble)"
 
 
 def _member_record(path: str, meta: dict[str, Any], weight: float) -> dict[str, Any]:
@@ -310,11 +310,7 @@ def ensemble_log(
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m sixtysix_training.ensemble",
-        description="merge policy files into one network playing their averaged logits",
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("policies", nargs="+", metavar="POLICY", help="policy files or shipped names")
     p.add_argument("-o", "--output", required=True, help="policy file to write (.npz)")
     p.add_argument("--name", help="name of the merged policy (default: the output file's stem)")
@@ -348,11 +344,19 @@ def main(argv: list[str] | None = None) -> int:
         help="do not write NAME.eval.jsonl beside the output (the members' learning curves "
         "and the ensemble's figures at export)",
     )
-    args = p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``sixtysix ensemble``: merge the policies, write the file, print its figures."""
     if not args.output.endswith(".npz"):
-        p.error(f"the output must end in .npz, got {args.output!r}")
+        print(f"sixtysix ensemble: the output must end in .npz, got {args.output!r}", file=sys.stderr)
+        return 2
     if args.weights is not None and len(args.weights) != len(args.policies):
-        p.error(f"{len(args.weights)} weights for {len(args.policies)} policies")
+        print(
+            f"sixtysix ensemble: {len(args.weights)} weights for {len(args.policies)} policies",
+            file=sys.stderr,
+        )
+        return 2
     try:
         record = merge_policy_files(
             args.policies,
@@ -367,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             symmetry=args.symmetry,
         )
     except (PolicyFileError, ValueError) as e:
-        print(f"sixtysix_training.ensemble: {e}", file=sys.stderr)
+        print(f"sixtysix ensemble: {e}", file=sys.stderr)
         return 1
     arch = record["architecture"]
     shape = (
@@ -383,7 +387,3 @@ def main(argv: list[str] | None = None) -> int:
     for line in export_lines(record):
         print(line)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

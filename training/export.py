@@ -6,7 +6,7 @@
 
 From a run folder it also copies the run's evaluation log (``eval.jsonl``)
 beside the policy as ``NAME.eval.jsonl``, from which
-``python -m sixtysix_training.plot_curve NAME.npz`` draws the learning curve.
+``sixtysix plot-curve NAME.npz`` draws the learning curve.
 
 The file holds the policy network (observation -> hidden layers -> action
 logits; the value network is left out) and a metadata record: observation
@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is not None and not args.no_eval_log:
         log = copy_eval_log(run_dir, args.output)
         if log is not None:
-            print(f"wrote {log} (the run's evaluation log: python -m sixtysix_training.plot_curve)")
+            print(f"wrote {log} (the run's evaluation log: sixtysix plot-curve)")
     for line in export_lines(record):
         print(line)
     return 0

@@ -1,8 +1,8 @@
 """Draw a run's learning curve: game points per hand against the baselines over training steps.
 
-    python -m sixtysix_training.plot_curve runs/NAME                    # -> runs/NAME/curve.png
-    python -m sixtysix_training.plot_curve runs/NAME.npz -o curve.png   # the log exported beside it
-    python -m sixtysix_training.plot_curve checkpoints/sixtysix-ppo.npz # -> checkpoints/sixtysix-ppo.png
+    sixtysix plot-curve runs/NAME                    # -> runs/NAME/curve.png
+    sixtysix plot-curve runs/NAME.npz -o curve.png   # the log exported beside it
+    sixtysix plot-curve checkpoints/sixtysix-ppo.npz # -> checkpoints/sixtysix-ppo.png
 
 It reads the run's evaluation log, ``eval.jsonl``: one JSON record per
 evaluation during training, as :class:`~sixtysix_training.callbacks.SelfPlayCallback`
@@ -21,7 +21,7 @@ range of results stated over a span of steps, drawn as a box) and
 ``"kind": "at_export"`` on a point record (a figure measured at export on
 other deals, drawn as a star). Every record may carry a ``"source"``.
 
-An ensemble's log (``python -m sixtysix_training.ensemble`` writes one beside
+An ensemble's log (``sixtysix ensemble`` writes one beside
 the merged file) gathers its members' training evaluations, each record
 tagged ``"member": NAME``: each member is drawn as a line of its own colour,
 and the ensemble's figures at export as the stars.
@@ -348,23 +348,11 @@ def run(args: argparse.Namespace) -> int:
         title = args.title or f"{name}: {whose}game points per hand during training"
         plot(records, out, title, args.opponents)
     except (CurveError, OSError) as e:
-        print(f"plot_curve: {e}", file=sys.stderr)
+        print(f"sixtysix plot-curve: {e}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as e:
-        print(f'plot_curve: needs {e.name}: pip install "sixtysix[plot]"', file=sys.stderr)
+        print(f'sixtysix plot-curve: needs {e.name}: pip install "sixtysix[plot]"', file=sys.stderr)
         return 2
     n = sum(1 for r in records if "against" in r)
     print(f"wrote {out} from {log} ({n} records)")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sixtysix_training.plot_curve", description=__doc__.split("\n")[0]
-    )
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

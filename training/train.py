@@ -1,7 +1,7 @@
 """Self-play training of a Sixty-Six policy with sb3-contrib's MaskablePPO.
 
     sixtysix train --config configs/quickstart.yaml
-    python -m sixtysix_training.train --config configs/full.yaml --set seed=3 --set name=full-s3
+    sixtysix train --config configs/full.yaml --set seed=3 --set name=full-s3
     sixtysix train --resume runs/quickstart --set total_timesteps=2000000
     sixtysix train --list-options
 
@@ -515,15 +515,3 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sixtysix_training.train", description=__doc__.split("\n")[0]
-    )
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

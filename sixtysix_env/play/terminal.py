@@ -487,13 +487,3 @@ def _can_encode(stream: TextIO, text: str) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -102,7 +102,6 @@ __all__ = [
     "add_arguments",
     "create_app",
     "game_json",
-    "main",
     "run",
     "sort_hand",
     "step_json",
@@ -596,13 +595,3 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close()
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

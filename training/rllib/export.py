@@ -114,7 +114,7 @@ def run(args) -> int:
     if not getattr(args, "no_eval_log", False):
         log = copy_eval_log(args.model, args.output)
         if log is not None:
-            print(f"wrote {log} (the run's evaluation log: python -m sixtysix_training.plot_curve)")
+            print(f"wrote {log} (the run's evaluation log: sixtysix plot-curve)")
     for line in export_lines(record):
         print(line)
     return 0

@@ -266,18 +266,12 @@ def test_expert_time_budget_and_validation():
         assert ExpertAgent(samples=2, open_search=mode).act(view, random.Random(0)) in view.legal_actions()
 
 
-def test_deprecated_options_work_but_are_not_advertised():
-    import warnings
-
+def test_agent_listing_names_the_close_options():
     from sixtysix_env.agents.listing import describe_agents
 
     text = describe_agents()
     assert "close_penalty" in text and "likely_points_per_trick" in text
     assert "close_margin" not in text
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        make_agent("expert:close_margin=0.5")
-    assert any(issubclass(w.category, DeprecationWarning) for w in caught)
 
 
 def open_views(count, seed):

@@ -1,49 +1,29 @@
-"""Issue 14: one name per meaning for the close options, the old names still working with a
-warning; the engine's state layout read by nobody else."""
+"""Issues 14 and 22: one name per meaning for the close options; the engine's state layout
+read by nobody else."""
 
 from __future__ import annotations
 
 import ast
-import random
 from pathlib import Path
 
 import pytest
 
 from sixtysix_env.agents import ExpertAgent, HeuristicAgent, make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.view import player_view
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sixtysix_env"
 
 
-def test_heuristic_close_option_has_its_own_name_and_the_old_one_warns():
+def test_the_close_options_have_one_name_each():
+    """The old shared name ``close_margin`` (card points for one agent, game points for
+    the other) is gone (issue 22): each option has its own name and unit."""
     assert HeuristicAgent().likely_points_per_trick == 4
     assert HeuristicAgent(likely_points_per_trick=7).likely_points_per_trick == 7
-    with pytest.warns(DeprecationWarning, match="likely_points_per_trick"):
-        old = HeuristicAgent(close_margin=7)
-    assert old.likely_points_per_trick == 7
-    assert old.close_margin == 7
-
-
-def test_expert_close_option_has_its_own_name_and_the_old_one_warns():
     assert ExpertAgent().close_penalty == 0.0
-    with pytest.warns(DeprecationWarning, match="close_penalty"):
-        bot = make_agent("expert:close_margin=0.25,samples=2")
-    assert bot.close_penalty == 0.25
     assert make_agent("expert:close_penalty=0.5").close_penalty == 0.5
-
-
-def test_old_and_new_option_names_play_the_same_moves():
-    with pytest.warns(DeprecationWarning):
-        old = HeuristicAgent(close_margin=0)
-    new = HeuristicAgent(likely_points_per_trick=0)
-    for seed in range(20):
-        s = new_hand(seed)
-        while not s.is_terminal():
-            v = player_view(s, s.current_player())
-            a = new.act(v, random.Random(0))
-            assert old.act(v, random.Random(0)) == a
-            s = s.apply(a)
+    with pytest.raises(TypeError):
+        HeuristicAgent(close_margin=7)
+    with pytest.raises(ValueError, match="no option 'close_margin'"):
+        make_agent("expert:close_margin=0.25")
 
 
 def _indexes_state_v(tree: ast.AST) -> list[int]:

@@ -291,7 +291,7 @@ def test_numpy_policy_matches_torch(smoke_run):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.export import network_from_policy
+    from sixtysix_training.numpy_policy import network_from_policy
 
     run_dir, _ = smoke_run
     model = MaskablePPO.load(str(run_dir / "latest" / "model.zip"), device="cpu")

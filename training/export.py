@@ -35,37 +35,20 @@ from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig, config_backend
 from .figures import (
-    eval_figures,
-    evaluate_agent,
     evaluate_at_export,
     export_lines,
-    split_opponent,
 )
 from .model_file import ModelFileError, load_model
-from .numpy_policy import ExportError, network_from_policy, policy_agent
+from .numpy_policy import ExportError, network_from_policy
 from .runs import (
     copy_eval_log,
     distillation,
-    eval_log_path,
     find_model,
     read_json,
     run_config,
 )
 
-__all__ = [
-    "ExportError",
-    "add_arguments",
-    "copy_eval_log",
-    "eval_figures",
-    "eval_log_path",
-    "evaluate_agent",
-    "export_model",
-    "find_model",
-    "network_from_policy",
-    "policy_agent",
-    "run",
-    "split_opponent",
-]
+__all__ = ["add_arguments", "export_model", "run"]
 
 
 def _versions() -> dict[str, str]:

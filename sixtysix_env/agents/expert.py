@@ -36,7 +36,6 @@ import inspect
 import math
 import random
 import time
-import warnings
 
 from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
@@ -194,7 +193,6 @@ class ExpertAgent:
         open_search: str = "all",
         rollout_solve_close: bool = True,
         rollout_close_points: int = 45,
-        close_margin: float | None = None,
         prior: str | None = None,
         prior_weight: float = 0.0,
         rollout_prior: bool = False,
@@ -215,9 +213,7 @@ class ExpertAgent:
         * ``rollout_solve_close`` / ``rollout_close_points``: in a rollout
           this seat closes whenever the sampled deal proves the close a win,
           once it has that many points.
-        * ``close_penalty``: game points subtracted from the close's mean
-          (``close_margin``, its old name, is deprecated: the heuristic's
-          ``close_margin`` was in card points).
+        * ``close_penalty``: game points subtracted from the close's mean.
         * ``prune_after`` / ``prune_gap``: after that many samples, drop
           actions more than ``prune_gap`` below the best (0: never).
         * ``open_search``: "all" (search every open-phase action), "close"
@@ -246,8 +242,6 @@ class ExpertAgent:
             "rollout_close_points", rollout_close_points, 0, 200, integer=True
         )
         prior_weight = check_option("prior_weight", prior_weight, -1e6, 1e6)
-        if close_margin is not None:
-            close_margin = check_option("close_margin", close_margin, -MAX_GAME_POINTS, MAX_GAME_POINTS)
         close_penalty = check_option("close_penalty", close_penalty, -MAX_GAME_POINTS, MAX_GAME_POINTS)
         for flag, value in (
             ("exact_last_trick", exact_last_trick),
@@ -263,13 +257,6 @@ class ExpertAgent:
         self.min_samples = min(min_samples, samples)
         self.exact_last_trick = exact_last_trick
         self.rollout_close = rollout_close
-        if close_margin is not None:
-            warnings.warn(
-                "ExpertAgent(close_margin=...) is deprecated; use close_penalty (game points)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            close_penalty = close_margin
         self.close_penalty = close_penalty
         self.prune_after = prune_after
         self.prune_gap = prune_gap
@@ -303,11 +290,6 @@ class ExpertAgent:
                 "rollout_prior needs a prior (a policy file or a shipped policy's name)"
             )
         self._solvers: dict = {}
-
-    @property
-    def close_margin(self) -> float:
-        """Deprecated name of :attr:`close_penalty`."""
-        return self.close_penalty
 
     def _solver(self, rules) -> Solver:
         sv = self._solvers.get(rules)

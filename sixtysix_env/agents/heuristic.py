@@ -26,7 +26,6 @@ Everything is computed from the :class:`~sixtysix_env.view.PlayerView`.
 from __future__ import annotations
 
 import random
-import warnings
 
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import (
@@ -248,18 +247,9 @@ class HeuristicAgent:
 
     name = "heuristic"
 
-    def __init__(self, likely_points_per_trick: int = 4, close_margin: int | None = None) -> None:
+    def __init__(self, likely_points_per_trick: int = 4) -> None:
         """``likely_points_per_trick``: card points added per sure trick (the opponent's card)
-        when judging a close as probable. ``close_margin`` is its old name (deprecated: the
-        expert's ``close_margin`` is in game points, this one in card points)."""
-        if close_margin is not None:
-            warnings.warn(
-                "HeuristicAgent(close_margin=...) is deprecated; use likely_points_per_trick "
-                "(card points per sure trick)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            likely_points_per_trick = close_margin
+        when judging a close as probable."""
         if (
             isinstance(likely_points_per_trick, bool)
             or not isinstance(likely_points_per_trick, int)
@@ -271,11 +261,6 @@ class HeuristicAgent:
             )
         #: Extra likely points per sure trick when judging a close as probable.
         self.likely_points_per_trick = likely_points_per_trick
-
-    @property
-    def close_margin(self) -> int:
-        """Deprecated name of :attr:`likely_points_per_trick`."""
-        return self.likely_points_per_trick
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal_mask

@@ -5,13 +5,11 @@ line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
 float, bool or None where they look like one). A name may also be a policy
 shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.shipped`
 and ``sixtysix agents``). A path ending in ``.npz`` is an exported policy
-file, loaded by :mod:`sixtysix_env.policy` (its ``load_policy(path, **kwargs)``)
-when that module is installed.
+file, loaded by :func:`sixtysix_env.policy.load_policy`.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 from collections.abc import Callable
@@ -29,10 +27,6 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {
     "expert": ExpertAgent,
     "guided": GuidedExpertAgent,
 }
-
-#: Module that loads exported policy files (built by the training issue).
-POLICY_MODULE = "sixtysix_env.policy"
-
 
 class AgentSpecError(SixtySixError, ValueError):
     """An unknown agent name, a malformed option, or an unusable policy file."""
@@ -74,10 +68,6 @@ def _known_names() -> str:
     return text + "; or a policy file ending in .npz ('sixtysix agents' lists them all)"
 
 
-#: Option names kept working for old specs (``expert:close_margin=...``) but not listed.
-DEPRECATED_OPTIONS = frozenset({"close_margin"})
-
-
 def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
     """The keyword options ``factory`` takes (None: any) and a phrase describing them."""
     try:
@@ -96,7 +86,6 @@ def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
     shown = ", ".join(
         p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
         for p in named
-        if p.name not in DEPRECATED_OPTIONS  # still accepted, with a warning; not advertised
     )
     return {p.name for p in named}, f"its options (with defaults): {shown}"
 
@@ -165,22 +154,12 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def load_policy_file(path: str, **kwargs: Any) -> Agent:
-    """An agent from an exported policy file (needs :mod:`sixtysix_env.policy`)."""
+    """An agent from an exported policy file (:func:`sixtysix_env.policy.load_policy`)."""
     if not os.path.isfile(path):
         raise AgentSpecError(f"policy file {path!r} does not exist (or is not a file)")
-    try:
-        module = importlib.import_module(POLICY_MODULE)
-    except ModuleNotFoundError as e:
-        if e.name not in (POLICY_MODULE, "sixtysix_env"):
-            raise
-        raise AgentSpecError(
-            f"cannot load policy file {path!r}: the policy loader {POLICY_MODULE} is not "
-            "available in this installation"
-        ) from None
-    loader = getattr(module, "load_policy", None) or getattr(module, "load_agent", None)
-    if loader is None:
-        raise AgentSpecError(f"{POLICY_MODULE} defines no load_policy(path, **kwargs)")
-    return loader(path, **kwargs)
+    from ..policy import load_policy  # numpy: only when a policy file is asked for
+
+    return load_policy(path, **kwargs)
 
 
 def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:

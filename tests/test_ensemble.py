@@ -194,7 +194,7 @@ def test_an_ensemble_over_the_file_limits_is_refused_before_anything_is_written(
 ):
     """Issue 24, item 11: 22+ members of the shipped size made a file the loader refused;
     the ensemble now refuses what the loader would, before evaluating or writing."""
-    import sixtysix_env.policy as policy
+    import sixtysix_env.policy.fileformat as policy
 
     a = _policy_file(tmp_path / "a.npz", 1)
     b = _policy_file(tmp_path / "b.npz", 2)

@@ -237,7 +237,7 @@ def test_a_folder_or_an_oversized_file_is_refused_before_opening(tmp_path):
 
 def test_finite_weights_whose_outputs_overflow_are_refused(tmp_path, monkeypatch):
     """Issue 24, item 6: finite weights, NaN probabilities (290 illegal moves of 400)."""
-    import sixtysix_env.policy as policy
+    import sixtysix_env.policy.fileformat as policy
 
     net = small_network()
     huge = PolicyNetwork([w * 1e18 for w in net.weights], net.biases, "relu")
@@ -257,7 +257,7 @@ def test_finite_weights_whose_outputs_overflow_are_refused(tmp_path, monkeypatch
 def test_a_huge_central_directory_is_refused_from_the_end_record(tmp_path, monkeypatch):
     """Issue 24, item 7: zipfile parses the whole central directory before anything can
     count its members (2.9 million entries: 137 s, 1 GB). The end record is read first."""
-    import sixtysix_env.policy as policy
+    import sixtysix_env.policy.fileformat as policy
 
     path = tmp_path / "many.npz"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:

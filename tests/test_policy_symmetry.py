@@ -182,7 +182,7 @@ def test_moves_a_renaming_maps_onto_each_other_are_a_tie_won_by_the_lowest_id():
         seat = 0
 
     agent = PolicyAgent(sym, name="sym")
-    import sixtysix_env.policy as policy
+    import sixtysix_env.policy.agent as policy
 
     for nudge in (+1e-6, -1e-6):  # rounding either way: the same move
         saved = policy.encode_view

@@ -1,92 +1,25 @@
-"""Exported policies: a trained network that plays with numpy alone.
-
-A policy file is a ``.npz`` archive (read with ``allow_pickle=False``, so a
-crafted file can run no code) holding:
-
-==================  ==========================================================
-array               meaning
-==================  ==========================================================
-``metadata``        uint8: UTF-8 JSON record (see below)
-``layer{i}_weight`` float32 ``(inputs, outputs)`` of dense layer ``i``
-``layer{i}_bias``   float32 ``(outputs,)``
-==================  ==========================================================
-
-The layers form a multi-layer perceptron: the observation vector of
-:func:`sixtysix_env.env.observation.encode_view` goes in, every layer but the
-last is followed by the activation, and the last one gives one logit per
-action id. Illegal actions are masked out before the argmax or the softmax.
-
-A network may declare a **symmetry** (``architecture.symmetry``; file format
-version 2, which older loaders refuse instead of playing it wrongly):
-``"suits"`` plays the mean of the network's logits over the 24 renamings of
-the four suits. The rules treat the suits alike, so a renamed position is the
-same game; a network trained on raw suits answers the renamings slightly
-differently, and their mean is an ensemble of 24 views of one network (each
-logit read back under its own renaming, see
-:func:`sixtysix_env.env.observation.suit_relabelling`). The result gives the
-same answer for every renaming of a position. A file without a symmetry is
-written as version 1, as before.
-
-The metadata record holds ``format`` (``"sixtysix-policy"``),
-``format_version``, ``obs_version``, ``obs_size``, ``num_actions``,
-``rules`` (the rule switches it was trained under), ``architecture``
-(``hidden``, ``activation``, ``layers`` as ``[inputs, outputs]`` pairs, and
-``symmetry`` where there is one),
-``training`` (algorithm, config, steps, wall time), ``evaluation`` (figures
-measured at export) and ``sha256``, a checksum over every array but the
-metadata. Loading checks all of it and refuses, with a message naming what
-was expected, a file for another observation version, a malformed file or
-one whose weights no longer match their checksum.
-
-    from sixtysix_env.policy import load_policy
-    agent = load_policy("checkpoints/sixtysix-ppo.npz")           # argmax
-    agent = load_policy("checkpoints/sixtysix-ppo.npz", deterministic=False)  # sampling
-
-``make_agent("path/to/file.npz")`` (and so ``sixtysix eval``, the
-environments' ``opponent=`` and play against a person) loads files this way.
-"""
+"""The policy file: writing it, and reading it with every check (see :mod:`sixtysix_env.policy`)."""
 
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
-import itertools
 import json
 import os
-import random
 import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .actions import NUM_ACTIONS, suit_relabelled_actions
-from .env.observation import (
-    OBS_SIZE,
-    OBS_VERSION,
-    check_obs_version,
-    encode_view,
-    suit_relabelling,
-)
-from .errors import SixtySixError
-from .view import PlayerView
-
-__all__ = [
-    "ACTIVATIONS",
-    "FORMAT",
-    "FORMAT_VERSION",
-    "SYMMETRIES",
-    "PolicyAgent",
-    "PolicyFileError",
-    "PolicyNetwork",
-    "load_policy",
-    "read_policy",
-    "save_policy",
-]
+from ..actions import NUM_ACTIONS
+from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
+from ..errors import SixtySixError
+from .agent import PolicyAgent
+from .network import ACTIVATIONS, SYMMETRIES, PolicyNetwork, logit_bound
 
 FORMAT = "sixtysix-policy"
 #: The version written for a plain network; one with a symmetry is written as
@@ -94,15 +27,7 @@ FORMAT = "sixtysix-policy"
 FORMAT_VERSION = 1
 SYMMETRY_FORMAT_VERSION = 2
 FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION)
-ACTIVATIONS = ("tanh", "relu")
-#: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).
-SYMMETRIES = ("suits",)
-#: Averaged logits this close to the best count as a tie (the lowest action id plays):
-#: equivalent moves differ only by float rounding, about 1e-6 here.
-SYMMETRY_TIE = 1e-4
 METADATA_KEY = "metadata"
-
-_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
 
 
 class PolicyFileError(SixtySixError, ValueError):
@@ -127,165 +52,18 @@ def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(observation index maps (24, OBS_SIZE), action maps (24, NUM_ACTIONS)), identity first."""
-    perms = list(itertools.permutations(range(4)))
-    obs = np.stack([suit_relabelling(p) for p in perms])
-    act = np.array([suit_relabelled_actions(p) for p in perms], dtype=np.intp)
-    obs.setflags(write=False)
-    act.setflags(write=False)
-    return obs, act
-
-
-class PolicyNetwork:
-    """The dense layers of a policy: observation vectors in, action logits out.
-
-    With ``symmetry="suits"`` the logits are the mean of the layers' logits
-    over the 24 renamings of the suits (the module's docstring says why).
-    """
-
-    def __init__(
-        self,
-        weights: Sequence[np.ndarray],
-        biases: Sequence[np.ndarray],
-        activation: str,
-        symmetry: str | None = None,
-    ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ValueError(
-                f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}"
-            )
-        if symmetry is not None and symmetry not in SYMMETRIES:
-            raise ValueError(
-                f"unknown symmetry {symmetry!r}; allowed: None (a plain network) or "
-                f"{', '.join(map(repr, SYMMETRIES))}"
-            )
-        self.symmetry = symmetry
-        if len(weights) != len(biases) or not weights:
-            raise ValueError(
-                "a policy network needs one bias per weight matrix, and at least one layer"
-            )
-        self.weights = tuple(np.ascontiguousarray(w, dtype=np.float32) for w in weights)
-        self.biases = tuple(np.ascontiguousarray(b, dtype=np.float32) for b in biases)
-        self.activation = activation
-
-    @property
-    def hidden(self) -> list[int]:
-        return [int(w.shape[1]) for w in self.weights[:-1]]
-
-    @property
-    def layers(self) -> list[list[int]]:
-        return [[int(w.shape[0]), int(w.shape[1])] for w in self.weights]
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Action logits (float32) for one observation ``(OBS_SIZE,)`` or a batch ``(n, OBS_SIZE)``."""
-        if self.symmetry is None:
-            return self.layer_logits(obs)
-        x = np.asarray(obs, dtype=np.float32)
-        obs_maps, act_maps = _suit_tables()
-        # (..., 24, 1, OBS_SIZE): every renaming of each position as a one-row matrix of
-        # its own, so the layers make one small product per renaming. One product of 24
-        # rows is a little faster alone, but it starts BLAS threads, which fight over the
-        # cores when another process holds them (26 ms against 0.6 ms per decision, on 2
-        # cores beside an evaluation worker).
-        out = self.layer_logits(x[..., obs_maps][..., None, :])[..., 0, :]
-        # Renaming r puts action a's logit at act_maps[r, a]: read each one back there.
-        back = np.take_along_axis(out, np.broadcast_to(act_maps, out.shape), axis=-1)
-        return back.mean(axis=-2, dtype=np.float32)
-
-    def layer_logits(self, obs: np.ndarray) -> np.ndarray:
-        """The layers' own logits, without the symmetry (the same as :meth:`logits` for a
-        plain network)."""
-        x = np.asarray(obs, dtype=np.float32)
-        last = len(self.weights) - 1
-        relu = self.activation == "relu"
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w
-            x += b
-            if i < last:
-                if relu:
-                    np.maximum(x, 0.0, out=x)
-                else:
-                    np.tanh(x, out=x)
-        return x
-
-    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Action probabilities with the illegal actions (``mask`` false/0) at exactly 0."""
-        logits = self.logits(obs).astype(np.float64)
-        legal = np.asarray(mask).astype(bool)
-        if not legal.any(axis=-1).all():
-            raise ValueError("an action mask with no legal action")
-        logits = np.where(legal, logits, -np.inf)
-        logits -= logits.max(axis=-1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=-1, keepdims=True)
-        return p
-
-    def n_parameters(self) -> int:
-        return int(sum(w.size + b.size for w, b in zip(self.weights, self.biases)))
-
-
-def _mask_of(view: PlayerView) -> np.ndarray:
-    return ((np.int64(view.legal_mask) >> _ACTION_BITS) & 1).astype(bool)
-
-
-class PolicyAgent:
-    """An exported policy as an agent: argmax over legal actions, or sampling with ``rng``."""
-
-    def __init__(
-        self,
-        network: PolicyNetwork,
-        metadata: Mapping[str, Any] | None = None,
-        deterministic: bool = True,
-        name: str | None = None,
-    ) -> None:
-        if not isinstance(deterministic, bool):
-            raise TypeError(f"deterministic must be True or False, got {deterministic!r}")
-        self.network = network
-        self.metadata = dict(metadata or {})
-        self.deterministic = deterministic
-        self.name = name or str(self.metadata.get("name") or "policy")
-
-    def action_probabilities(self, view: PlayerView) -> np.ndarray:
-        """Probabilities over all 34 action ids (0 for illegal ones) for ``view.seat``."""
-        return self.network.probabilities(encode_view(view), _mask_of(view))
-
-    def act(self, view: PlayerView, rng: random.Random) -> int:
-        legal = view.legal_mask
-        if not legal:
-            raise ValueError(f"{self.name}: seat {view.seat} has no legal action in this view")
-        if legal & (legal - 1) == 0:  # one legal action: no need to think
-            return legal.bit_length() - 1
-        mask = _mask_of(view)
-        logits = self.network.logits(encode_view(view))
-        if self.deterministic:
-            z = np.where(mask, logits, -np.inf)
-            if self.network.symmetry is None:
-                # The first of equal best logits: the same answer on every machine.
-                return int(np.argmax(z))
-            # Moves that a renaming of the suits maps onto each other in this position
-            # (say the 9 of clubs and the 9 of diamonds where nothing else tells the two
-            # suits apart) get equal averaged logits, up to float rounding, which depends
-            # on the machine and the BLAS path. The first of those within SYMMETRY_TIE of
-            # the best is the same answer everywhere.
-            return int(np.argmax(z >= z.max() - SYMMETRY_TIE))
-        z = np.where(mask, logits.astype(np.float64), -np.inf)
-        z -= z.max()
-        p = np.exp(z)
-        cum = np.cumsum(p)
-        u = rng.random() * cum[-1]
-        a = int(np.searchsorted(cum, u, side="right"))
-        a = min(a, NUM_ACTIONS - 1)
-        while not mask[a]:  # u landed on the edge of an illegal (zero-width) action
-            a -= 1
-        return a
-
-    def __repr__(self) -> str:
-        mode = "argmax" if self.deterministic else "sampling"
-        return (
-            f"PolicyAgent({self.name!r}, {self.network.layers}, {self.network.activation}, {mode})"
-        )
+def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every array's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        if key == METADATA_KEY:
+            continue
+        a = np.ascontiguousarray(arrays[key])
+        h.update(key.encode())
+        h.update(str(a.dtype).encode())
+        h.update(repr(tuple(a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def save_policy(
@@ -474,9 +252,20 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
         return _read_policy(path, where)
     except PolicyFileError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError,
-            NotImplementedError, RuntimeError, MemoryError, RecursionError, KeyError,
-            OverflowError) as e:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,
+        RuntimeError,
+        MemoryError,
+        RecursionError,
+        KeyError,
+        OverflowError,
+    ) as e:
         raise PolicyFileError(
             f"{where} is not a readable {FORMAT} archive ({type(e).__name__}: {e})"
         ) from None
@@ -486,9 +275,7 @@ def _read_policy(path, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
     with open(path, "rb") as fh:
         magic = fh.read(6)
         if magic == _NPY_MAGIC:
-            raise PolicyFileError(
-                f"{where} is a single .npy array, not a {FORMAT} .npz archive"
-            )
+            raise PolicyFileError(f"{where} is a single .npy array, not a {FORMAT} .npz archive")
         if magic[:4] not in _ZIP_MAGIC:
             raise PolicyFileError(
                 f"{where} is not a readable {FORMAT} file: it is not a zip archive (.npz) "
@@ -549,18 +336,6 @@ def check_network(network: PolicyNetwork, where: str = "the network") -> None:
         "its weights hold NaN or infinite values",
     )
     _check_finite_outputs(network, where)
-
-
-def logit_bound(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray]) -> float:
-    """An upper bound of every |logit| over all observations in [0, 1]: each layer's
-    output is at most the sum of |weight| times its input bound plus |bias|, and ReLU
-    and tanh do not grow it."""
-    bound = 1.0
-    with np.errstate(over="ignore"):
-        for w, b in zip(weights, biases):
-            rows = np.abs(w.astype(np.float64)).sum(axis=0) * bound + np.abs(b.astype(np.float64))
-            bound = float(rows.max())
-    return bound if np.isfinite(bound) else float("inf")
 
 
 def _check_finite_outputs(network: PolicyNetwork, where: str) -> None:

@@ -1,0 +1,78 @@
+"""A policy network as an agent: argmax or sampling over the legal actions, with the tie rule."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..env.observation import encode_view
+from ..view import PlayerView
+from .network import SYMMETRY_TIE, PolicyNetwork
+
+_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
+
+
+def _mask_of(view: PlayerView) -> np.ndarray:
+    return ((np.int64(view.legal_mask) >> _ACTION_BITS) & 1).astype(bool)
+
+
+class PolicyAgent:
+    """An exported policy as an agent: argmax over legal actions, or sampling with ``rng``."""
+
+    def __init__(
+        self,
+        network: PolicyNetwork,
+        metadata: Mapping[str, Any] | None = None,
+        deterministic: bool = True,
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(deterministic, bool):
+            raise TypeError(f"deterministic must be True or False, got {deterministic!r}")
+        self.network = network
+        self.metadata = dict(metadata or {})
+        self.deterministic = deterministic
+        self.name = name or str(self.metadata.get("name") or "policy")
+
+    def action_probabilities(self, view: PlayerView) -> np.ndarray:
+        """Probabilities over all 34 action ids (0 for illegal ones) for ``view.seat``."""
+        return self.network.probabilities(encode_view(view), _mask_of(view))
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        legal = view.legal_mask
+        if not legal:
+            raise ValueError(f"{self.name}: seat {view.seat} has no legal action in this view")
+        if legal & (legal - 1) == 0:  # one legal action: no need to think
+            return legal.bit_length() - 1
+        mask = _mask_of(view)
+        logits = self.network.logits(encode_view(view))
+        if self.deterministic:
+            z = np.where(mask, logits, -np.inf)
+            if self.network.symmetry is None:
+                # The first of equal best logits: the same answer on every machine.
+                return int(np.argmax(z))
+            # Moves that a renaming of the suits maps onto each other in this position
+            # (say the 9 of clubs and the 9 of diamonds where nothing else tells the two
+            # suits apart) get equal averaged logits, up to float rounding, which depends
+            # on the machine and the BLAS path. The first of those within SYMMETRY_TIE of
+            # the best is the same answer everywhere.
+            return int(np.argmax(z >= z.max() - SYMMETRY_TIE))
+        z = np.where(mask, logits.astype(np.float64), -np.inf)
+        z -= z.max()
+        p = np.exp(z)
+        cum = np.cumsum(p)
+        u = rng.random() * cum[-1]
+        a = int(np.searchsorted(cum, u, side="right"))
+        a = min(a, NUM_ACTIONS - 1)
+        while not mask[a]:  # u landed on the edge of an illegal (zero-width) action
+            a -= 1
+        return a
+
+    def __repr__(self) -> str:
+        mode = "argmax" if self.deterministic else "sampling"
+        return (
+            f"PolicyAgent({self.name!r}, {self.network.layers}, {self.network.activation}, {mode})"
+        )

@@ -388,19 +388,8 @@ _NON_NEGATIVE = (
 )
 
 
-def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
-    from sixtysix_env.rules import PRESETS
-
-    for key, allowed in _CHOICES.items():
-        if getattr(cfg, key) not in allowed:
-            raise ConfigError(
-                f"option {key!r} got {getattr(cfg, key)!r}; allowed values: "
-                + ", ".join(map(repr, allowed))
-            )
-    if cfg.rules not in PRESETS:
-        raise ConfigError(
-            f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
-        )
+def _check_bounds(cfg: TrainConfig) -> None:
+    """Finite numbers, and sizes and counts within :data:`_AT_MOST`."""
     for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
         if isinstance(value, float) and not math.isfinite(value):
@@ -417,6 +406,22 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             f"option 'net_arch' got {_show(cfg.net_arch)}; at most {MAX_HIDDEN_LAYERS} layers of "
             f"at most {MAX_LAYER_WIDTH} units"
         )
+
+
+def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
+    from sixtysix_env.rules import PRESETS
+
+    for key, allowed in _CHOICES.items():
+        if getattr(cfg, key) not in allowed:
+            raise ConfigError(
+                f"option {key!r} got {getattr(cfg, key)!r}; allowed values: "
+                + ", ".join(map(repr, allowed))
+            )
+    if cfg.rules not in PRESETS:
+        raise ConfigError(
+            f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
+        )
+    _check_bounds(cfg)
     for key in _POSITIVE:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")

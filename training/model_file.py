@@ -157,18 +157,10 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
     return obs_space, act_space if is_dict else spaces.Discrete(NUM_ACTIONS), is_dict
 
 
-def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
-    """The objects that stand in for the record's serialized entries."""
+def _policy_kwargs(kwargs: dict[str, Any], path: str) -> dict[str, Any]:
+    """The policy's keyword arguments from the readable part of its record."""
     import torch
-    from sb3_contrib.common.maskable.policies import (
-        MaskableActorCriticPolicy,
-        MaskableMultiInputActorCriticPolicy,
-    )
 
-    from sixtysix_env.env.observation import OBS_SIZE
-
-    obs_space, act_space, is_dict = _spaces(data, path)
-    kwargs = _readable(data, "policy_kwargs")
     extra = set(kwargs) - {":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim"}
     if extra:
         raise ModelFileError(
@@ -184,6 +176,21 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
         policy_kwargs["activation_fn"] = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
     if "net_arch" in kwargs:
         policy_kwargs["net_arch"] = _net_arch(kwargs["net_arch"], path)
+    return policy_kwargs
+
+
+def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """The objects that stand in for the record's serialized entries."""
+    from sb3_contrib.common.maskable.policies import (
+        MaskableActorCriticPolicy,
+        MaskableMultiInputActorCriticPolicy,
+    )
+
+    from sixtysix_env.env.observation import OBS_SIZE
+
+    obs_space, act_space, is_dict = _spaces(data, path)
+    kwargs = _readable(data, "policy_kwargs")
+    policy_kwargs = _policy_kwargs(kwargs, path)
     module = _readable(data, "policy_class").get("__module__")
     if module not in _POLICY_MODULES:
         raise ModelFileError(

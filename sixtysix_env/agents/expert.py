@@ -166,6 +166,40 @@ MAX_TIME_BUDGET = 3600.0
 MAX_GAME_POINTS = 100.0
 
 
+#: The expert's numeric options: (least, most, whole number).
+_RANGES = {
+    "samples": (1, MAX_SAMPLES, True),
+    "min_samples": (1, MAX_SAMPLES, True),
+    "time_budget": (1e-3, MAX_TIME_BUDGET, False),  # or None
+    "margin": (-MAX_GAME_POINTS, MAX_GAME_POINTS, False),
+    "close_penalty": (-MAX_GAME_POINTS, MAX_GAME_POINTS, False),
+    "prune_after": (0, MAX_SAMPLES, True),
+    "prune_gap": (0.0, MAX_GAME_POINTS, False),
+    "rollout_close_points": (0, 200, True),
+    "prior_weight": (-1e6, 1e6, False),
+}
+_FLAGS = ("exact_last_trick", "rollout_close", "rollout_solve_close", "rollout_prior")
+_CHOICES = {"open_search": ("all", "close", "none"), "rollout_opponent": ("heuristic", "prior")}
+#: The options kept as they are given (checked).
+_SETTINGS = (*(k for k in _RANGES if k != "min_samples"), *_FLAGS, *_CHOICES)
+
+
+def _checked_options(options: dict) -> dict:
+    """The expert's options, each checked: numbers by range, flags as booleans, choices."""
+    out = dict(options)
+    for name, (low, high, whole) in _RANGES.items():
+        if not (name == "time_budget" and out[name] is None):
+            out[name] = check_option(name, out[name], low, high, integer=whole)
+    for flag in _FLAGS:
+        if not isinstance(out[flag], bool):
+            raise ValueError(f"{flag} must be true or false, got {out[flag]!r}")
+    for name, allowed in _CHOICES.items():
+        if out[name] not in allowed:
+            choices = ", ".join(map(repr, allowed[:-1])) + f" or {allowed[-1]!r}"
+            raise ValueError(f"{name} must be {choices}, got {out[name]!r}")
+    return out
+
+
 def check_option(name: str, value, low: float, high: float, integer: bool = False):
     """``value`` if it is a finite number within [low, high] (a whole number if
     ``integer``); else a ValueError naming the option and what is allowed."""
@@ -231,64 +265,23 @@ class ExpertAgent:
         * ``rollout_opponent``: who plays the opponent's rollout moves:
           "heuristic" (its rules) or "prior" (the prior's argmax, needs a prior).
         """
-        samples = check_option("samples", samples, 1, MAX_SAMPLES, integer=True)
-        min_samples = check_option("min_samples", min_samples, 1, MAX_SAMPLES, integer=True)
-        if time_budget is not None:
-            time_budget = check_option("time_budget", time_budget, 1e-3, MAX_TIME_BUDGET)
-        margin = check_option("margin", margin, -MAX_GAME_POINTS, MAX_GAME_POINTS)
-        prune_after = check_option("prune_after", prune_after, 0, MAX_SAMPLES, integer=True)
-        prune_gap = check_option("prune_gap", prune_gap, 0.0, MAX_GAME_POINTS)
-        rollout_close_points = check_option(
-            "rollout_close_points", rollout_close_points, 0, 200, integer=True
-        )
-        prior_weight = check_option("prior_weight", prior_weight, -1e6, 1e6)
-        close_penalty = check_option("close_penalty", close_penalty, -MAX_GAME_POINTS, MAX_GAME_POINTS)
-        for flag, value in (
-            ("exact_last_trick", exact_last_trick),
-            ("rollout_close", rollout_close),
-            ("rollout_solve_close", rollout_solve_close),
-            ("rollout_prior", rollout_prior),
-        ):
-            if not isinstance(value, bool):
-                raise ValueError(f"{flag} must be true or false, got {value!r}")
-        self.samples = samples
-        self.time_budget = time_budget
-        self.margin = margin
-        self.min_samples = min(min_samples, samples)
-        self.exact_last_trick = exact_last_trick
-        self.rollout_close = rollout_close
-        self.close_penalty = close_penalty
-        self.prune_after = prune_after
-        self.prune_gap = prune_gap
-        if open_search not in ("all", "close", "none"):
-            raise ValueError(f"open_search must be 'all', 'close' or 'none', got {open_search!r}")
-        self.open_search = open_search
-        self.rollout_solve_close = rollout_solve_close
-        self.rollout_close_points = rollout_close_points
+        o = _checked_options({k: v for k, v in locals().items() if k != "self"})
+        for name in _SETTINGS:
+            setattr(self, name, o[name])
+        self.min_samples = min(o["min_samples"], o["samples"])
         self._me = -1
         self.name = "expert"
         self._heuristic = HeuristicAgent()
         self.prior = prior
-        self.prior_weight = float(prior_weight)
         self._prior = _load_prior(prior) if prior is not None else None
-        if self.prior_weight and self._prior is None:
-            raise ValueError(
-                "prior_weight needs a prior (a policy file or a shipped policy's name)"
-            )
-        self.rollout_prior = rollout_prior
-        if rollout_opponent not in ("heuristic", "prior"):
-            raise ValueError(
-                f"rollout_opponent must be 'heuristic' or 'prior', got {rollout_opponent!r}"
-            )
-        if rollout_opponent == "prior" and self._prior is None:
-            raise ValueError(
-                "rollout_opponent='prior' needs a prior (a policy file or a shipped policy's name)"
-            )
-        self.rollout_opponent = rollout_opponent
-        if rollout_prior and self._prior is None:
-            raise ValueError(
-                "rollout_prior needs a prior (a policy file or a shipped policy's name)"
-            )
+        needs = (
+            ("prior_weight", bool(self.prior_weight)),
+            ("rollout_opponent='prior'", self.rollout_opponent == "prior"),
+            ("rollout_prior", self.rollout_prior),
+        )
+        for what, used in needs:
+            if used and self._prior is None:
+                raise ValueError(f"{what} needs a prior (a policy file or a shipped policy's name)")
         self._solvers: dict = {}
 
     def _solver(self, rules) -> Solver:

@@ -534,6 +534,25 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _check_options(args: argparse.Namespace) -> str | None:
+    """What is wrong with the opponents, --min-think or --deck, or None."""
+    for spec in args.opponent:
+        try:
+            GameSession(opponent=spec, seed=0)
+        except Exception as e:  # noqa: BLE001 - a policy file may fail in many ways
+            return f"opponent {spec!r}: {e}"
+    try:
+        GameSession(opponent="random", seed=0, min_think_seconds=args.min_think)
+    except ValueError as e:
+        return f"--min-think: {e}"
+    if args.deck is not None:
+        try:
+            GameSession(opponent="random", seed=0, deck=args.deck)
+        except ValueError as e:
+            return f"--deck: {e}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     if not (STATIC / "index.html").is_file():
         print(
@@ -542,23 +561,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    for spec in args.opponent:  # fail now, not on the first match
-        try:
-            GameSession(opponent=spec, seed=0)
-        except Exception as e:  # noqa: BLE001 - a policy file may fail in many ways
-            print(f"sixtysix serve: opponent {spec!r}: {e}", file=sys.stderr)
-            return 2
-    try:
-        GameSession(opponent="random", seed=0, min_think_seconds=args.min_think)
-    except ValueError as e:
-        print(f"sixtysix serve: --min-think: {e}", file=sys.stderr)
+    problem = _check_options(args)  # fail now, not on the first match
+    if problem:
+        print(f"sixtysix serve: {problem}", file=sys.stderr)
         return 2
-    if args.deck is not None:
-        try:
-            GameSession(opponent="random", seed=0, deck=args.deck)
-        except ValueError as e:
-            print(f"sixtysix serve: --deck: {e}", file=sys.stderr)
-            return 2
     app = create_app(
         opponents=args.opponent,
         seed=args.seed,

@@ -412,19 +412,10 @@ def tiny_run(tmp_path_factory):
 
 
 def test_tiny_run_writes_its_run_folder(tiny_run):
+    from _processes import RUN_FOLDER
+
     _, run_dir, out = tiny_run
-    for rel in (
-        "config.yaml",
-        "progress.csv",
-        "eval.jsonl",
-        "summary.json",
-        "policy.npz",
-        "best/policy.npz",
-        "best/eval.json",
-        "latest/policy.npz",
-        "latest/state.json",
-        "latest/checkpoint",
-    ):
+    for rel in (*RUN_FOLDER, "best/policy.npz", "latest/policy.npz", "latest/checkpoint"):
         assert os.path.exists(os.path.join(run_dir, rel)), rel
     assert len(os.listdir(os.path.join(run_dir, "snapshots"))) >= 2
     assert os.listdir(os.path.join(run_dir, "tb"))
@@ -682,7 +673,8 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     """Issue 24, item 4 on RLlib: SIGTERM is handled like Ctrl-C (the latest checkpoint
     and state saved, exit 128 + 15), and the run resumes from it."""
     import signal
-    import time
+
+    from _processes import sigterm_after_evaluations
 
     _ray()
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -693,16 +685,8 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
         cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     run_dir = tmp_path / "runs" / "rllib-tiny"
-    try:
-        deadline = time.monotonic() + 300
-        lines: list[str] = []
-        while sum("eval gp/hand" in x for x in lines) < 2 and time.monotonic() < deadline:
-            lines.append(proc.stdout.readline())
-        proc.send_signal(signal.SIGTERM)
-        out = proc.communicate(timeout=300)[0]
-    finally:
-        proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, "".join(lines) + out
+    out = sigterm_after_evaluations(proc, 2, timeout=300)
+    assert proc.returncode == 128 + signal.SIGTERM, out
     assert "SIGTERM: saving the latest model" in out
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     assert state["steps"] >= 4000

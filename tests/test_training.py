@@ -161,17 +161,10 @@ def smoke_run(tmp_path_factory):
 
 @pytest.mark.slow
 def test_smoke_run_writes_its_run_folder(smoke_run):
+    from _processes import RUN_FOLDER
+
     run_dir, _ = smoke_run
-    for rel in (
-        "config.yaml",
-        "progress.csv",
-        "eval.jsonl",
-        "summary.json",
-        "policy.npz",
-        "best/model.zip",
-        "latest/model.zip",
-        "latest/state.json",
-    ):
+    for rel in (*RUN_FOLDER, "best/model.zip", "latest/model.zip"):
         assert (run_dir / rel).exists(), rel
     assert list((run_dir / "tb").iterdir())
     assert len(list((run_dir / "snapshots").glob("*.npz"))) >= 1
@@ -656,7 +649,8 @@ def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
 def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     """SIGTERM is handled like Ctrl-C: the latest model and state saved, exit 128 + 15."""
     import signal
-    import time
+
+    from _processes import sigterm_after_evaluations
 
     cfg = tmp_path / "long.yaml"
     cfg.write_text(
@@ -670,20 +664,14 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
          "--run-dir", str(run_dir)],
         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 120
+
+    def saved_before_the_signal():
         # the third evaluation line: 512 steps learnt (eval_every 256); the one periodic
         # save so far was the first rollout's (save_every is huge)
-        lines = []
-        while sum("eval gp/hand" in x for x in lines) < 3 and time.monotonic() < deadline:
-            lines.append(proc.stdout.readline())
-        saved_before = json.loads((run_dir / "latest" / "state.json").read_text())["steps"]
-        assert saved_before < 512
-        proc.send_signal(signal.SIGTERM)
-        out = proc.communicate(timeout=120)[0]
-    finally:
-        proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, "".join(lines) + out
+        assert json.loads((run_dir / "latest" / "state.json").read_text())["steps"] < 512
+
+    out = sigterm_after_evaluations(proc, 3, timeout=120, before=saved_before_the_signal)
+    assert proc.returncode == 128 + signal.SIGTERM, out
     assert "SIGTERM: saving the latest model" in out
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     assert state["steps"] >= 512

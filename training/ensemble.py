@@ -59,7 +59,7 @@ from sixtysix_env.policy import (
     save_policy,
 )
 
-from .figures import evaluate_at_export, export_lines
+from .figures import add_export_evaluation_arguments, evaluate_at_export, export_lines
 from .plot_curve import read_log
 from .runs import eval_log_path
 
@@ -317,21 +317,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights", type=float, nargs="+", help="one positive weight per policy (default: equal)"
     )
-    p.add_argument(
-        "--eval-deals",
-        type=int,
-        default=1000,
-        help="paired deals per opponent for the figures recorded in the file (default 1000; "
-        "0 skips)",
-    )
-    p.add_argument(
-        "--eval-opponents",
-        nargs="+",
-        default=["random", "heuristic"],
-        help="opponents of that evaluation (default: random heuristic); NAME@N plays N deals",
-    )
-    p.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
-    p.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    add_export_evaluation_arguments(p)
     p.add_argument(
         "--symmetry",
         choices=SYMMETRIES,

@@ -35,6 +35,7 @@ from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig, config_backend
 from .figures import (
+    add_export_evaluation_arguments,
     evaluate_at_export,
     export_lines,
 )
@@ -138,21 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for a run folder: its best model (default) or its latest",
     )
     parser.add_argument("--name", help="name of the policy (default: the output file's stem)")
-    parser.add_argument(
-        "--eval-deals",
-        type=int,
-        default=1000,
-        help="paired deals per opponent for the figures recorded at export (default 1000; 0 skips)",
-    )
-    parser.add_argument(
-        "--eval-opponents",
-        nargs="+",
-        default=["random", "heuristic"],
-        help="opponents of that evaluation (default: random heuristic); NAME@N plays N paired "
-        "deals against NAME instead of --eval-deals (e.g. expert@400)",
-    )
-    parser.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
-    parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    add_export_evaluation_arguments(parser)
     parser.add_argument(
         "--no-eval-log",
         action="store_true",

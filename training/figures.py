@@ -92,3 +92,25 @@ def evaluate_at_export(
         agent, opponents or ["random", "heuristic"], deals, seed, rules, workers
     )
     return {"deterministic": True, "seed": seed, "against": figures}
+
+
+def add_export_evaluation_arguments(parser) -> None:
+    """The options of the evaluation recorded in a written policy file (``sixtysix export``,
+    ``sixtysix ensemble``): ``--eval-deals``, ``--eval-opponents``, ``--eval-seed``,
+    ``--workers``."""
+    parser.add_argument(
+        "--eval-deals",
+        type=int,
+        default=1000,
+        help="paired deals per opponent for the figures recorded in the file (default 1000; "
+        "0 skips)",
+    )
+    parser.add_argument(
+        "--eval-opponents",
+        nargs="+",
+        default=["random", "heuristic"],
+        help="opponents of that evaluation (default: random heuristic); NAME@N plays N paired "
+        "deals against NAME instead of --eval-deals (e.g. expert@400)",
+    )
+    parser.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
+    parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")

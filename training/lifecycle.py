@@ -61,16 +61,12 @@ class RunLifecycle:
         learner: Learner,
         printer=print,
     ) -> None:
-        self.cfg = cfg
-        self.run_dir = run_dir
-        self.pool = pool
+        self.cfg, self.run_dir, self.pool, self.learner = cfg, run_dir, pool, learner
         #: Persistent run state (saved as latest/state.json): best score, time, steps.
         self.state = state
-        self.learner = learner
         self.printer = printer
-        self.side_seconds = 0.0  # time spent here (evaluation, saving), not learning
-        self._t0 = time.perf_counter()
-        self._steps_start = 0
+        # Time spent here (evaluation, saving), not learning; the session's start.
+        self.side_seconds, self._t0, self._steps_start = 0.0, time.perf_counter(), 0
 
     # -- the schedule ---------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
@@ -128,6 +128,28 @@ def is_run_dir(run_dir: str) -> bool:
         e in _RUN_ENTRIES or (e.startswith("config.until-") and e.endswith(".yaml"))
         for e in entries
     )
+
+
+def resumed_config(args, load, train_part, fixed: Sequence[str]) -> tuple[str, Any]:
+    """(run folder, its config with ``--set`` applied) for ``--resume``, both backends.
+
+    ``load(path, overrides)`` reads a config, ``train_part(cfg)`` its shared options;
+    a change of an option in ``fixed`` (what the saved model was built with) is refused.
+    The config the run had so far is kept beside the new one as ``config.until-STEPS.yaml``.
+    """
+    run_dir = resumable_run(args.resume, args.config)
+    path = os.path.join(run_dir, "config.yaml")
+    old, new = train_part(load(path)), load(path, args.set)
+    for key in fixed:
+        a, b = getattr(old, key), getattr(train_part(new), key)
+        if a != b:
+            raise ConfigError(
+                f"cannot change {key!r} when resuming ({a!r} -> {b!r}): the saved model "
+                f"was built with it; start a new run instead (fixed on resume: {', '.join(fixed)})"
+            )
+    steps = read_json(os.path.join(run_dir, "latest", "state.json")).get("steps", 0)
+    shutil.copy(path, os.path.join(run_dir, f"config.until-{steps}.yaml"))
+    return run_dir, new
 
 
 def clear_new_run_dir(run_dir: str, force: bool) -> None:

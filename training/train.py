@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import signal
 import sys
 import time
@@ -58,7 +57,7 @@ from .runs import (
     clear_new_run_dir,
     machine,
     make_run_dir,
-    resumable_run,
+    resumed_config,
     stopped_by_signals,
     write_json,
 )
@@ -95,18 +94,6 @@ class _LinearSchedule:
 
     def __repr__(self) -> str:
         return f"linear({self.lr0:g} -> 0)"
-
-
-def check_resume_changes(old: TrainConfig, new: TrainConfig) -> None:
-    """Refuse a resume whose config changes what the saved model is built on."""
-    for key in FIXED_ON_RESUME:
-        a, b = getattr(old, key), getattr(new, key)
-        if a != b:
-            raise ConfigError(
-                f"cannot change {key!r} when resuming ({a!r} -> {b!r}): the saved model "
-                f"was built with it; start a new run instead "
-                f"(fixed on resume: {', '.join(FIXED_ON_RESUME)})"
-            )
 
 
 def _make_pool(cfg: TrainConfig):
@@ -203,12 +190,15 @@ def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
     stats = _collect_and_fit(cfg, model, logger, cfg.bc_teacher, True, cfg.bc_value)
     stats["teacher"] = cfg.bc_teacher
     last = stats["epochs"][-1]
-    printer(
-        f"behaviour cloning: {stats['decisions']:,} decisions, collected in "
-        f"{stats['collect_seconds']:.0f} s, fitted in {stats['seconds']:.0f} s; "
-        f"accuracy {last['accuracy']:.3f}"
-    )
+    printer(f"behaviour cloning: {_fit_text(stats)}; accuracy {last['accuracy']:.3f}")
     return stats
+
+
+def _fit_text(stats: dict[str, Any]) -> str:
+    return (
+        f"{stats['decisions']:,} decisions, collected in {stats['collect_seconds']:.0f} s, "
+        f"fitted in {stats['seconds']:.0f} s"
+    )
 
 
 def init_network(cfg: TrainConfig):
@@ -260,9 +250,8 @@ def _start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, An
     stats["init_policy"] = cfg.init_policy
     last = stats["epochs"][-1]
     printer(
-        f"value fit: {stats['decisions']:,} decisions, collected in "
-        f"{stats['collect_seconds']:.0f} s, fitted in {stats['seconds']:.0f} s; value loss "
-        f"{last['value_loss']:.3f}, the actor's own moves {last['accuracy']:.3f}"
+        f"value fit: {_fit_text(stats)}; value loss {last['value_loss']:.3f}, the actor's own "
+        f"moves {last['accuracy']:.3f}"
     )
     return stats
 
@@ -477,15 +466,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.resume:
-            run_dir = resumable_run(args.resume, args.config)
-            cfg_path = os.path.join(run_dir, "config.yaml")
-            cfg = load_config(cfg_path, args.set)
-            check_resume_changes(load_config(cfg_path), cfg)
+            run_dir, cfg = resumed_config(args, load_config, lambda c: c, FIXED_ON_RESUME)
             check_model(os.path.join(run_dir, "latest", "model.zip"))  # nothing unpickled
-            # Keep the config the run had so far beside the updated one.
-            with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
-                steps = json.load(f).get("steps", 0)
-            shutil.copy(cfg_path, os.path.join(run_dir, f"config.until-{steps}.yaml"))
         else:
             cfg = load_config(args.config, args.set)
             if cfg.init_policy is not None:

@@ -348,6 +348,18 @@ _REFUSAL_WORDS: dict[str, Callable[..., str]] = {
 MIN_THINK_SECONDS = 0.4
 
 
+def add_min_think_argument(parser) -> None:
+    """The ``--min-think`` option of ``sixtysix play`` and ``sixtysix serve``."""
+    parser.add_argument(
+        "--min-think",
+        type=float,
+        default=MIN_THINK_SECONDS,
+        metavar="SECONDS",
+        help=f"each computer move takes at least this long, forced or not, so that its speed "
+        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
+    )
+
+
 class GameSession:
     """A match between the person (seat 0) and a computer agent (seat 1).
 

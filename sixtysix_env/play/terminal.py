@@ -38,6 +38,7 @@ from .session import (
     GameSession,
     IllegalMove,
     Step,
+    add_min_think_argument,
     card_for_move,
     default_opponent,
     explain_illegal,
@@ -441,14 +442,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colored output"
     )
-    parser.add_argument(
-        "--min-think",
-        type=float,
-        default=MIN_THINK_SECONDS,
-        metavar="SECONDS",
-        help=f"each computer move takes at least this long, forced or not, so that its speed "
-        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
-    )
+    add_min_think_argument(parser)
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:

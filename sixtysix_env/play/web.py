@@ -68,11 +68,11 @@ from ..agents.registry import parse_agent_spec
 from ..rules import PRESETS
 from .limits import Busy, FairThinking, client_key
 from .session import (
-    MIN_THINK_SECONDS,
     GameSession,
     IllegalMove,
     OpponentError,
     Step,
+    add_min_think_argument,
     default_opponent,
     sort_hand,
 )
@@ -515,14 +515,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Werkzeug's development server instead of the production one (waitress)",
     )
-    parser.add_argument(
-        "--min-think",
-        type=float,
-        default=MIN_THINK_SECONDS,
-        metavar="SECONDS",
-        help=f"each computer move takes at least this long, forced or not, so that its speed "
-        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
-    )
+    add_min_think_argument(parser)
 
 
 def _is_loopback(host: str) -> bool:

@@ -52,20 +52,6 @@ def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
-    """sha256 over every array's name, dtype, shape and bytes, in name order."""
-    h = hashlib.sha256()
-    for key in sorted(arrays):
-        if key == METADATA_KEY:
-            continue
-        a = np.ascontiguousarray(arrays[key])
-        h.update(key.encode())
-        h.update(str(a.dtype).encode())
-        h.update(repr(tuple(a.shape)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def save_policy(
     path: str | os.PathLike,
     network: PolicyNetwork,

@@ -49,7 +49,7 @@ from ..runs import (
     machine,
     make_run_dir,
     replace_dir,
-    resumable_run,
+    resumed_config,
     stopped_by_signals,
     write_json,
 )
@@ -579,15 +579,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.resume:
-            run_dir = resumable_run(args.resume, args.config)
-            cfg_path = os.path.join(run_dir, "config.yaml")
-            old = load_config(cfg_path)
-            cfg = load_config(cfg_path, args.set)
-            for key in (*FIXED_ON_RESUME, "max_snapshots"):
-                if getattr(old.train, key) != getattr(cfg.train, key):
-                    raise ConfigError(
-                        f"cannot change {key!r} when resuming: the saved modules were built with it"
-                    )
+            # The league's slots are built for max_snapshots too.
+            fixed = (*FIXED_ON_RESUME, "max_snapshots")
+            run_dir, cfg = resumed_config(args, load_config, lambda c: c.train, fixed)
         else:
             cfg = load_config(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)

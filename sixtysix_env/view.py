@@ -88,6 +88,11 @@ class PlayerView:
         return self.closed_by is None and self.stock_left == 0
 
     @property
+    def is_strict(self) -> bool:
+        """The strict phase: the stock closed or used up (follow suit, trump if void)."""
+        return self.closed_by is not None or self.stock_left == 0
+
+    @property
     def tricks_done(self) -> int:
         return sum(self.tricks_won)
 

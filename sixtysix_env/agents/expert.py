@@ -311,7 +311,7 @@ class ExpertAgent:
         solver.clear()  # tables of another decision: mostly other cards, only memory
         me = self._me = view.seat
         sign = 1 if me == 0 else -1
-        if view.closed_by is None and view.stock_left == 0:
+        if view.is_exhausted:
             # Perfect information: one deal fits the view.
             state = determinize(view, rng)
             vals = solver.action_values(state)

@@ -267,7 +267,7 @@ class HeuristicAgent:
         a = obvious_action(legal)
         if a is not None:
             return a
-        strict = view.closed_by is not None or view.stock_left == 0
+        strict = view.is_strict
         if view.lead_card is None:
             return self._lead(view, legal, strict)
         return self._follow(view, legal, strict)

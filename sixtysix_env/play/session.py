@@ -269,7 +269,7 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
     else:
         c = action
         lead = -1 if leading else view.lead_card
-        strict = not leading and (closed or view.stock_left == 0)
+        strict = not leading and view.is_strict
         why = follow_refusal(view.hand, lead, c, ts, rules.must_beat_in_suit, strict)
         about = ("card", lead, c)
     if why is not None:

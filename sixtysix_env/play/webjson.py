@@ -126,7 +126,7 @@ def _stock_json(view) -> dict[str, Any]:
 def _phase(view) -> str:
     if view.result is not None:
         return "over"
-    return "strict" if view.closed_by is not None or view.stock_left == 0 else "open"
+    return "strict" if view.is_strict else "open"
 
 
 def _hand_json(session: GameSession, view) -> dict[str, Any]:

@@ -44,13 +44,15 @@ def test_checkpoint_metadata(path):
 
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=os.path.basename)
 def test_checkpoint_plays_legal_moves_in_every_position(path):
-    """A thousand random hands; at every position both the argmax and the sampling agent answer."""
+    """A thousand random hands (250 for a network averaged over the 24 renamings, 24 times
+    the work per decision); at every position both the argmax and the sampling agent answer."""
     greedy = load_policy(path)
     sampler = load_policy(path, deterministic=False)
     rng = random.Random(66)
     agent_rng = random.Random(1)
     positions = 0
-    for i in range(1000):
+    hands = 250 if greedy.network.symmetry else 1000
+    for i in range(hands):
         state = new_hand(rng, i % 2)
         while not state.is_terminal():
             view = player_view(state, state.current_player())
@@ -61,4 +63,4 @@ def test_checkpoint_plays_legal_moves_in_every_position(path):
             positions += 1
             # Half the hands follow the policy, half random play, for varied positions.
             state = state.apply(a if i % 2 else legal[rng.randrange(len(legal))])
-    assert positions > 10_000
+    assert positions > 10 * hands

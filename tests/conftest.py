@@ -2,7 +2,7 @@
 
 * The repository's root on the import path, for ``research/`` (experiments that
   are not installed with the package).
-* The ``ecosystem`` marker: every ``tests/test_ecosystem_*.py`` test has it, and
+* The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` test has it, and
   when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
   slow and not ecosystem"``), their files are not even imported, so collecting
   the suite imports no third-party RL library.

@@ -209,7 +209,7 @@ class _Search:
         def follow(hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta):
             """Follower to answer ``lead``; value for the leader (follower minimises)."""
             solver.nodes += 1
-            # rules.follow_mask, inlined: the search's hottest line (tests/test_solver.py checks
+            # rules.follow_mask, inlined: the search's hottest line (tests/agents/test_solver.py checks
             # the search against plain minimax over State.apply, whose mask calls follow_mask).
             moves = hf & SM[lead // 6]
             if moves:

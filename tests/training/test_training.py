@@ -20,7 +20,7 @@ from sixtysix_env.env.observation import encode_view
 from sixtysix_env.view import player_view
 from sixtysix_training.config import ConfigError, TrainConfig, field_docs, load_config
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as _f:
     TINY = _f.read()
@@ -54,7 +54,7 @@ def test_every_option_has_a_docstring():
     assert not missing
 
 
-# rllib-*.yaml are the RLlib backend's (tests/test_rllib.py loads them).
+# rllib-*.yaml are the RLlib backend's (tests/training/test_rllib.py loads them).
 SHIPPED_CONFIGS = sorted(
     f
     for f in os.listdir(os.path.join(ROOT, "configs"))

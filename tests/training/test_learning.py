@@ -30,7 +30,7 @@ from sixtysix_training.learning import (
     privileged_features,
 )
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _rename(card: int, perm) -> int:

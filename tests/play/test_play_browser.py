@@ -27,7 +27,7 @@ from werkzeug.serving import make_server
 
 from sixtysix_env.play.web import create_app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = next(
     (p for p in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
                  shutil.which("chromium-browser")) if p and os.path.exists(p)),

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow  # a subprocess training run: the full lane only
 
 pytest.importorskip("sb3_contrib")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_bench_training_smoke():

@@ -13,7 +13,7 @@ from sixtysix_env.env.observation import OBS_VERSION
 from sixtysix_env.policy import load_policy
 from sixtysix_env.view import player_view
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKPOINTS = sorted(glob.glob(os.path.join(ROOT, "checkpoints", "*.npz")))
 
 

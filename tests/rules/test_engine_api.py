@@ -26,7 +26,7 @@ from sixtysix_env import (
 )
 from sixtysix_env.cards import card_code
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_card_codes_roundtrip():

@@ -10,7 +10,7 @@ import pytest
 
 from sixtysix_env.agents import ExpertAgent, HeuristicAgent, make_agent
 
-PACKAGE = Path(__file__).resolve().parent.parent / "sixtysix_env"
+PACKAGE = Path(__file__).resolve().parents[2] / "sixtysix_env"
 
 
 def test_the_close_options_have_one_name_each():

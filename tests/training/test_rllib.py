@@ -20,7 +20,7 @@ import pytest
 from sixtysix_env import sixtysix_v0
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY, RLlibObservationWrapper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = os.path.join(ROOT, "configs", "rllib-tiny.yaml")
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from sixtysix_env.rules import PRESETS, RuleConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rules.md"
 
 

@@ -8,11 +8,11 @@ hand was played with.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from .rules import ONE_POINT_TOTAL, RuleConfig
+from .wording import SEATS, Voice
 
 #: Reasons a hand ends.
 WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
@@ -77,28 +77,29 @@ class HandResult:
         gp = self.game_points
         return (gp, -gp) if self.winner == 0 else (-gp, gp)
 
-    def explain(self, names: Sequence[str] = ("Seat 0", "Seat 1")) -> str:
-        """A sentence saying why the hand scored what it did."""
+    def explain(self, voice: Voice = SEATS) -> str:
+        """A sentence saying why the hand scored what it did, in ``voice``'s words."""
         if self.winner is None:
             return f"Tie at {self.totals[0]}-{self.totals[1]}: no game points."
         w, lo = self.winner, 1 - self.winner
         gp = self.game_points
         unit = "game point" if gp == 1 else "game points"
         if self.reason == FAILED_CLOSE:
+            c = self.closed_by
             return (
-                f"{names[self.closed_by]} closed the stock but did not reach {self.going_out}: "
-                f"{names[w]} scores {gp} {unit}."
+                f"{voice.who(c, True)} closed the stock but did not reach {self.going_out}: "
+                f"{voice.who(w)} {voice.verb(w, 'score')} {gp} {unit}."
             )
         bonus = f", last trick +{self.last_trick_bonus} included" if self.last_trick_bonus else ""
         how = {
-            WENT_OUT: f"{names[w]} reached {self.totals[w]}",
-            LAST_TRICK: f"Nobody reached {self.going_out}; {names[w]} has the higher total "
+            WENT_OUT: f"{voice.who(w, True)} reached {self.totals[w]}",
+            LAST_TRICK: f"Nobody reached {self.going_out}; {voice.who(w)} "
+            f"{voice.verb(w, 'have')} the higher total "
             f"({self.totals[w]} to {self.totals[lo]}{bonus})",
         }[self.reason]
         if gp == 3:
-            why = f"{names[lo]} won no trick"
-        elif gp == 2:
-            why = f"{names[lo]} has {self.totals[lo]}, fewer than {ONE_POINT_TOTAL}"
+            why = f"{voice.who(lo)} won no trick"
         else:
-            why = f"{names[lo]} has {self.totals[lo]}, at least {ONE_POINT_TOTAL}"
+            than = "fewer than" if gp == 2 else "at least"
+            why = f"{voice.who(lo)} {voice.verb(lo, 'have')} {self.totals[lo]}, {than} {ONE_POINT_TOTAL}"
         return f"{how}; {why}: {gp} {unit}."

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .actions import action_name
 from .cards import CARD_POINTS, SUIT_NAMES, card_code, cards_of
 from .events import Close, Event, Exchange, Marriage, Trick
+from .wording import Voice
 
 if TYPE_CHECKING:  # only for annotations: the engine and the view import this module
     from .engine import State
@@ -24,24 +25,21 @@ def hand_text(mask: int) -> str:
     return " | ".join(groups) if groups else "-"
 
 
-def seat_name(seat: int) -> str:
-    return f"seat {seat}"
-
-
-def third_person(seat: int, verb: str) -> str:
-    """``leads`` for ``lead``: the verb for a seat named in the third person."""
-    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x")) else "s")
-
-
 def describe_event(
     e: Event,
-    who: Callable[[int], str] = seat_name,
-    verb: Callable[[int, str], str] = third_person,
+    voice: Voice = Voice(),
     name: Callable[[int], str] = card_code,
+    capital: bool = False,
 ) -> str:
     """One sentence (no final stop) for a public event: the narration of demos, pictures of a
-    state and the play session. ``who`` names a seat, ``verb`` conjugates for it, ``name``
-    names a card."""
+    state and the play session. ``voice`` names the seats and makes the verbs agree
+    (:mod:`sixtysix_env.wording`; "seat 0 leads" by default), ``name`` names a card, and
+    ``capital`` capitalises the seats' names."""
+
+    def who(seat: int) -> str:
+        return voice.who(seat, capital)
+
+    verb = voice.verb
     t = type(e)
     if t is Trick:
         f, w = 1 - e.leader, e.winner

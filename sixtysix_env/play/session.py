@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -53,7 +52,7 @@ from ..checks import is_int
 from ..engine import HandResult, State, Trick, deal_from_deck
 from ..errors import SixtySixError
 from ..match import Match
-from ..render import describe_event, third_person, trick_points
+from ..render import describe_event, trick_points
 from ..rules import (
     FIRST_LEAD,
     MARRIAGE_PHASE,
@@ -72,6 +71,7 @@ from ..rules import (
 )
 from ..rules import marriage_points as rules_marriage_points
 from ..view import PlayerView, player_view
+from ..wording import named
 
 HUMAN, COMPUTER = 0, 1
 
@@ -563,16 +563,17 @@ class GameSession:
 # -- words ------------------------------------------------------------------
 
 NAMES = ("you", "the computer")
+#: The person's side of every sentence: "you lead", "the computer leads".
+VOICE = named(NAMES, second_person=frozenset({HUMAN}))
 
 
 def who(seat: int, capital: bool = True) -> str:
-    w = NAMES[seat]
-    return w[0].upper() + w[1:] if capital else w
+    return VOICE.who(seat, capital)
 
 
 def verb(seat: int, base: str) -> str:
     """``lead`` for you, ``leads`` for the computer."""
-    return base if seat == HUMAN else third_person(seat, base)
+    return VOICE.verb(seat, base)
 
 
 def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
@@ -582,7 +583,7 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
     out = []
     if a in (EXCHANGE, CLOSE) or a >= FIRST_MARRIAGE:
         # The event this action logged, in the shared narration's words.
-        out.append(describe_event(after.events[-1], who, verb, name) + ".")
+        out.append(describe_event(after.events[-1], VOICE, name, capital=True) + ".")
     else:
         c = action_card(a)
         if before.lead_card is None:
@@ -602,10 +603,7 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
 
 def explain_result(result: HandResult) -> str:
     """``HandResult.explain`` in the person's words (you / the computer)."""
-    text = result.explain(NAMES)
-    for wrong, right in (("you has", "you have"), ("you scores", "you score")):
-        text = re.sub(rf"\b{wrong}\b", right, text, flags=re.IGNORECASE)
-    return text[0].upper() + text[1:]
+    return result.explain(VOICE)
 
 
 def result_headline(result: HandResult) -> str:

@@ -95,6 +95,7 @@ def _just_closed_with_marriage(rules, seed):
     raise AssertionError("no such position found")
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_solver_handles_declaring_right_after_closing(preset):
     # Six cards each: the biggest positions the solver sees; brute force is slow, so few.

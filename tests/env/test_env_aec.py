@@ -96,6 +96,7 @@ def test_metadata_and_spaces():
 # -- masks, turn order, rewards ----------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 @pytest.mark.parametrize("rules", sorted(PRESETS))
 def test_mask_is_the_engines_legal_actions_every_step(rules):
     """A thousand random hands per preset: the mask is the engine's legal actions for

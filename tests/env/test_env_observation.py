@@ -161,6 +161,7 @@ def test_fields_read_back(positions):
 # -- no leak -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_no_leak_redealt_hidden_cards_give_identical_observations(positions):
     """Re-deal what the player cannot see: its observation and mask stay bit for bit the same."""
     rng = random.Random(99)
@@ -295,6 +296,7 @@ def _changes(view):
         yield "rules." + switch, {"rules": view.rules.replace(**{switch: value})}
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_each_knowable_item_changes_the_observation(positions):
     hits: dict[str, int] = {}
     for state in positions[::9]:

@@ -232,6 +232,7 @@ def test_render_and_pickle():
             break
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_maskable_ppo_smoke():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.evaluation import evaluate_policy

@@ -10,6 +10,7 @@ pytest.importorskip("playwright.sync_api", reason="Playwright's Python package i
 from test_play_browser import idle, page, server  # noqa: E402, F401 - the same fixtures
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_lead_a_king_without_declaring(page, server):  # noqa: F811
     page.goto(f"{server}/?fast=1")
     page.wait_for_selector('#your-hand .card[data-card="AC"].playable')

@@ -102,6 +102,7 @@ def test_the_leak_scanner_can_fail():
     assert cards_mentioned({"game_id": "FWqhVnp_KH_tOxP8"}) == set()  # a random token
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_no_response_names_a_card_the_player_may_not_know(app, client):
     rng = random.Random(7)
     responses = 0

@@ -363,6 +363,7 @@ def _http_get(port, path="/", headers=""):
     return data.decode("latin-1")
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_a_half_sent_request_is_dropped_and_idle_connections_hold_no_thread(served):
     """The Werkzeug server held a half-sent request past 60 s, one thread per connection."""
     import socket

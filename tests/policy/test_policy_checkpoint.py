@@ -42,6 +42,7 @@ def test_checkpoint_metadata(path):
     assert "heuristic" in meta["evaluation"]["at_export"]["against"]
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=os.path.basename)
 def test_checkpoint_plays_legal_moves_in_every_position(path):
     """A thousand random hands (250 for a network averaged over the 24 renamings, 24 times

@@ -84,6 +84,7 @@ def test_a_good_file_still_loads(good):
     assert net.layers == [[OBS_SIZE, 8], [8, NUM_ACTIONS]] and meta["name"] == "t"
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_zip_bomb_member_is_refused_before_decompressing(tmp_path, good):
     items = members(good)
     # 256 MiB of zeros after a header that claims the right shape: ~250 KiB deflated.

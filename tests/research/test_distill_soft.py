@@ -31,6 +31,7 @@ def _views(n_hands: int = 3):
     return out
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_decide_returns_acts_choice_and_the_values_it_chose_from():
     expert = make_agent("expert:samples=6")
     searched = 0
@@ -102,6 +103,7 @@ def test_soft_targets_follow_the_values_and_fall_back_to_one_hot():
         targets(values, masks, teacher, "mixed", 1.0)
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_collect_then_fit_writes_a_policy_file_closer_to_the_teacher(tmp_path):
     from research.distill_soft import (
         STUDY_COLUMNS,

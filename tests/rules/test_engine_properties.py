@@ -120,6 +120,7 @@ def test_determinized_state_agrees_with_view(rules):
     assert checked > 1000
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_determinize_keeps_exclusions_and_known_cards():
     """After a close, a revealed void must never be dealt back to the opponent."""
     rng = random.Random(5)

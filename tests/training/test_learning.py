@@ -120,6 +120,7 @@ def _vec_env(**kw):
     return SelfPlayVecEnv(8, pool, **kw)
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 @pytest.mark.parametrize("privileged", [False, True])
 def test_augmented_games_play_legal_moves_under_many_renamings(privileged):
     """Random legal moves in the renamed space are legal in the game (the games raise if not)."""

@@ -560,6 +560,7 @@ def _with_data_entry(src, dst, key: str, value) -> None:
             zout.writestr(item, raw)
 
 
+@pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
     """Issue 24, item 1: the loader unpickles nothing from a run's model.zip."""
     import gymnasium

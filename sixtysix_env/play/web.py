@@ -579,7 +579,9 @@ def run(args: argparse.Namespace) -> int:
             port, serve, close = server.server_port, server.serve_forever, server.server_close
         else:
             server = make_server(app, args.host, args.port, trusted_proxy=args.trusted_proxy)
-            port, serve, close = server.effective_port, server.run, server.close
+            # One address, or several (a name such as localhost on IPv4 and IPv6).
+            port = getattr(server, "effective_port", None) or server.effective_listen[0][1]
+            serve, close = server.run, server.close
     except OSError as e:
         print(f"sixtysix serve: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
         return 2

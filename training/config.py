@@ -32,6 +32,7 @@ import msgspec
 import yaml
 
 from sixtysix_env.errors import SixtySixError
+from sixtysix_env.files import replaced
 
 
 class ConfigError(SixtySixError, ValueError):
@@ -388,19 +389,26 @@ _NON_NEGATIVE = (
 )
 
 
-def _check_bounds(cfg: TrainConfig) -> None:
-    """Finite numbers, and sizes and counts within :data:`_AT_MOST`."""
-    for f in dataclasses.fields(cfg):
-        value = getattr(cfg, f.name)
+def check_numbers(options: Any, at_most: dict[str, float]) -> None:
+    """A :class:`ConfigError` for a number option of the dataclass ``options`` that is not
+    finite, or over its bound in ``at_most`` (both backends' options)."""
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"option {f.name!r} got {value!r}; it must be a finite number")
+    for key, most in at_most.items():
+        value = getattr(options, key)
+        if value is not None and value > most:
+            raise ConfigError(f"option {key!r} got {value!r}; at most {most}")
+
+
+def _check_bounds(cfg: TrainConfig) -> None:
+    """Finite numbers, and sizes and counts within :data:`_AT_MOST`."""
+    check_numbers(cfg, _AT_MOST)
     if not all(math.isfinite(w) for w in cfg.baseline_weights.values()):
         raise ConfigError(
             f"option 'baseline_weights' got {_show(cfg.baseline_weights)}; weights must be finite"
         )
-    for key, most in _AT_MOST.items():
-        if getattr(cfg, key) > most:
-            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; at most {most}")
     if len(cfg.net_arch) > MAX_HIDDEN_LAYERS or any(n > MAX_LAYER_WIDTH for n in cfg.net_arch):
         raise ConfigError(
             f"option 'net_arch' got {_show(cfg.net_arch)}; at most {MAX_HIDDEN_LAYERS} layers of "
@@ -645,11 +653,5 @@ def save_config(cfg: TrainConfig, path: str) -> None:
 
 def write_text_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)

@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
+from sixtysix_env.files import replaced
+
+from .config import ConfigError, TrainConfig, config_from_dict, read_yaml, write_text_atomically
 
 
 def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
@@ -42,11 +44,7 @@ def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
 
 def write_json(path: str, data: Any) -> None:
     """Write a run record whole or not at all (a temporary file, then a rename)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
+    write_text_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def save_model_atomically(model, path: str) -> None:
@@ -56,13 +54,8 @@ def save_model_atomically(model, path: str) -> None:
     zip in place, so an interrupted save left a truncated ``model.zip`` that
     ``--resume`` refused, the previous one already gone).
     """
-    tmp = path + ".tmp"
-    try:
+    with replaced(path) as tmp:
         model.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def log_evaluation(

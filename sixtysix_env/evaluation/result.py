@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..files import replaced
 from . import report
 from .play import normalize_mode
 
@@ -87,15 +87,9 @@ class EvalResult:
 
     def save_json(self, path: str) -> None:
         """Write the figures to ``path`` whole or not at all (a temporary file, then a rename)."""
-        tmp = path + ".tmp"
-        try:
-            with open(tmp, "w") as f:
-                json.dump(self.to_dict(), f, indent=2)
-                f.write("\n")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        with replaced(path) as tmp, open(tmp, "w") as f:
+            json.dump(self.to_dict(), f, indent=2)
+            f.write("\n")
 
     def pair(self, a: str, b: str) -> PairStats:
         for p in self.pairs:

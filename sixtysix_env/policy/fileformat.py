@@ -18,6 +18,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS
 from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
 from ..errors import SixtySixError
+from ..files import replaced
 from .agent import PolicyAgent
 from .network import ACTIVATIONS, SYMMETRIES, PolicyNetwork, logit_bound
 
@@ -92,10 +93,8 @@ def save_policy(
     path = os.fspath(path)
     if not path.endswith(".npz"):
         raise ValueError(f"a policy file name must end in .npz, got {path!r}")
-    tmp = path + ".tmp.npz"
-    with open(tmp, "wb") as f:
+    with replaced(path, ".tmp.npz") as tmp, open(tmp, "wb") as f:
         np.savez_compressed(f, **arrays)
-    os.replace(tmp, path)
     return record
 
 

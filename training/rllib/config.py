@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +19,7 @@ from .. import config as sb3_config
 from ..config import (
     ConfigError,
     TrainConfig,
+    check_numbers,
     coerce_value,
     field_docs,
     type_name,
@@ -178,13 +178,10 @@ def _check(train: TrainConfig, o: RLlibOptions, source: str) -> None:
     def bad(key: str, msg: str) -> ConfigError:
         return ConfigError(f"{source}: option {key!r} got {getattr(o, key)!r}; {msg}")
 
-    for f in dataclasses.fields(o):
-        value = getattr(o, f.name)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise bad(f.name, "it must be a finite number")
-    for key, most in _AT_MOST.items():
-        if getattr(o, key) is not None and getattr(o, key) > most:
-            raise bad(key, f"at most {most}")
+    try:
+        check_numbers(o, _AT_MOST)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
     for key in ("num_envs_per_env_runner", "train_batch_size", "object_store_mb"):
         if getattr(o, key) < 1:
             raise bad(key, "it must be at least 1")

@@ -21,10 +21,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "list the agents and shipped policies, with their figures",
     ),
     "eval": ("sixtysix_env.evaluation", "rank agents by paired-deal evaluation"),
+    "benchmark": (
+        "sixtysix_env.benchmark.cli",
+        "rank agents on the fixed benchmark protocol (a ladder of opponents, fixed seeds)",
+    ),
+    "leaderboard": (
+        "sixtysix_env.benchmark.board",
+        "the leaderboard page from a folder of benchmark files",
+    ),
     "play": ("sixtysix_env.play.terminal", "play a match against the computer in the terminal"),
     "serve": ("sixtysix_env.play.web", "serve a web page to play against the computer"),
     "train": ("sixtysix_training.train", "train a policy with self-play (needs the [train] extra)"),
     "export": ("sixtysix_training.export", "export a trained model as a numpy policy file"),
+    "exploit": (
+        "sixtysix_training.exploit",
+        "estimate how beatable an agent is: train a best response against it alone",
+    ),
     "ensemble": (
         "sixtysix_training.ensemble",
         "merge policy files into one network playing their averaged logits",
@@ -36,7 +48,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 #: The extra a command needs beyond the core, named in the error when it is missing.
-EXTRAS = {"serve": "play", "train": "train", "export": "train", "plot-curve": "plot"}
+EXTRAS = {
+    "serve": "play", "train": "train", "export": "train", "exploit": "train", "plot-curve": "plot",
+}
 
 #: The top-level modules each extra installs (a missing one means the extra is missing).
 EXTRA_MODULES = {
@@ -66,7 +80,7 @@ def _usage() -> str:
 
     lines = ["usage: sixtysix [--version] COMMAND [options]", "", "commands:"]
     for name, (_, text) in COMMANDS.items():
-        lines.append(f"  {name:<10} {text}")
+        lines.append(f"  {name:<11} {text}")
     lines.append("")
     shipped = shipped_names()
     if shipped:

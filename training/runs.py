@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import platform
 import shutil
 import signal
 import sys
@@ -263,18 +262,3 @@ def existing_dir(path: str) -> str:
     if not os.path.exists(path) and os.path.isdir(path + ".old"):
         return path + ".old"
     return path
-
-
-def machine() -> str:
-    """The machine a run trained on, for its summary: CPU, cores, system, Python."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    system = f"{platform.system()} {platform.release()}"
-    return f"{cpu}, {os.cpu_count()} CPU cores, {system}, Python {platform.python_version()}"

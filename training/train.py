@@ -43,6 +43,8 @@ import sys
 import time
 from typing import Any
 
+from sixtysix_env.machine import machine
+
 from .config import (
     FIXED_ON_RESUME,
     ConfigError,
@@ -55,7 +57,6 @@ from .model_file import ModelFileError, check_model, load_model
 from .runs import (
     Terminated,
     clear_new_run_dir,
-    machine,
     make_run_dir,
     resumed_config,
     stopped_by_signals,

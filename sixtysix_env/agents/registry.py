@@ -5,13 +5,19 @@ line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
 float, bool or None where they look like one). A name may also be a policy
 shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.shipped`
 and ``sixtysix agents``). A path ending in ``.npz`` is an exported policy
-file, loaded by :func:`sixtysix_env.policy.load_policy`.
+file, loaded by :func:`sixtysix_env.policy.load_policy`. And an agent class of
+your own is named ``package.module:ClassName`` (with options after a second
+colon: ``mybots.greedy:Greedy:depth=2``): the module is imported, and the
+class (or any callable) is called with the options to build the agent (the
+current folder is searched for the module, as uvicorn does for ``module:app``).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +71,10 @@ def _known_names() -> str:
     text = f"built-in agents: {', '.join(builtin_names())}"
     if shipped:
         text += f"; shipped policies: {', '.join(shipped)}"
-    return text + "; or a policy file ending in .npz ('sixtysix agents' lists them all)"
+    return text + (
+        "; or a policy file ending in .npz, or an agent class of your own as "
+        "package.module:ClassName ('sixtysix agents' lists them all)"
+    )
 
 
 def agent_options(factory: Callable[..., Agent]) -> tuple[set[str] | None, str]:
@@ -137,11 +146,25 @@ def _parse_value(text: str) -> Any:
     return t
 
 
+def _class_part(rest: str) -> tuple[str, str] | None:
+    """``"Class:k=v"`` -> ``("Class", "k=v")`` when ``rest`` starts with a class name, else None."""
+    head, colon, opts = rest.partition(":")
+    if head.isidentifier() and (colon or "=" not in head):
+        return head, opts
+    return None
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"expert:samples=16,time_budget=0.1"`` -> ``("expert", {...})``."""
+    """``"expert:samples=16,time_budget=0.1"`` -> ``("expert", {...})``.
+
+    ``"package.module:Class:key=value"`` -> ``("package.module:Class", {...})``.
+    """
     if spec.endswith(".npz") or ":" not in spec or os.path.exists(spec):
         return spec, {}
     name, _, opts = spec.partition(":")
+    cls = _class_part(opts)
+    if cls is not None and name not in _FACTORIES and name not in _shipped():
+        name, opts = f"{name}:{cls[0]}", cls[1]
     kwargs: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in opts.split(","))):
         key, eq, value = part.partition("=")
@@ -151,6 +174,40 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             )
         kwargs[key.strip()] = _parse_value(value)
     return name, kwargs
+
+
+def _import_factory(name: str) -> Callable[..., Agent]:
+    """The class (or callable) that ``"package.module:Class"`` names, imported."""
+    module_name, _, attr = name.partition(":")
+    # As uvicorn does for module:app: the current folder's modules are found from the
+    # command line too (a console script's sys.path starts with its bin folder).
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise AgentSpecError(
+            f"agent {name!r}: cannot import the module {module_name!r} ({e}); an agent of your "
+            "own is named package.module:ClassName, with the module importable from here"
+        ) from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise AgentSpecError(f"agent {name!r}: the module {module_name!r} has no class {attr!r}")
+
+    def build(**opts: Any) -> Agent:
+        agent = factory(**opts)
+        if not callable(getattr(agent, "act", None)):
+            raise AgentSpecError(
+                f"agent {name!r}: {attr}(...) built {type(agent).__name__!r}, which has no "
+                "act(view, rng) method"
+            )
+        return agent
+
+    try:  # the options the class takes, checked by name as for the built-in agents
+        build.__signature__ = inspect.signature(factory)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        pass
+    return build
 
 
 def load_policy_file(path: str, **kwargs: Any) -> Agent:
@@ -185,6 +242,8 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
             return load_policy(shipped.path, deterministic=deterministic, name=name)
 
         return _build(name, load, opts)
+    if ":" in name:
+        return _build(name, _import_factory(name), opts)
     if _is_run_folder(name):
         out = os.path.normpath(name) + ".npz"
         raise AgentSpecError(

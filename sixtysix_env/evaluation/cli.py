@@ -8,6 +8,7 @@ import sys
 
 from ..errors import SixtySixError
 from ..rules import PRESETS
+from .ray_pool import RayAddressError
 from .report import print_table
 from .result import EvalResult
 from .runner import NOT_STARTED, evaluate
@@ -28,9 +29,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rule preset (default altmisalti)")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    add_address_argument(parser)
     parser.add_argument("--json", metavar="PATH", help="write all figures to this JSON file")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
+
+
+def add_address_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--address", metavar="ADDRESS",
+        help="play the deals as Ray tasks: 'auto' (the cluster this machine is in), 'host:port', "
+        "'ray://host:port', or 'local' (a Ray started here with --workers CPUs); default the "
+        "RAY_ADDRESS environment variable, else local processes (no Ray needed). The figures "
+        "do not depend on it",
+    )
 
 
 def _count(args: argparse.Namespace) -> dict[str, int]:
@@ -47,6 +59,8 @@ def _command(args: argparse.Namespace, kw: dict[str, int]) -> str:
     (key, value), = kw.items()
     parts = ["sixtysix", "eval", *args.agents, f"--{key}", str(value),
              "--rules", args.rules, "--seed", str(args.seed), "--workers", str(args.workers)]
+    if getattr(args, "address", None):
+        parts += ["--address", args.address]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -73,7 +87,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
                        progress=not args.no_progress, json_path=args.json,
+                       address=getattr(args, "address", None),
                        command=_command(args, kw), **kw)
+    except RayAddressError as e:  # nothing played: a usage error
+        print(f"sixtysix eval: {e}", file=sys.stderr)
+        return 2
     except SixtySixError as e:
         return _failed(e, args)
     except ValueError as e:

@@ -24,6 +24,7 @@ from ..agents.registry import make_agent
 from ..progress import progress_bar
 from ..rules import RuleConfig, make_rules
 from .play import HAND, MATCH, PLAY, DealRecord, MatchRecord, normalize_mode
+from .ray_pool import check_reachable, play_on_ray, ray_address
 from .result import EvalResult
 from .stats import summarise, timing
 
@@ -127,6 +128,8 @@ class _Run:
     mode: str
     count: int
     workers: int
+    #: A Ray address (see :mod:`.ray_pool`), or None for this process or a process pool.
+    address: str | None = None
     built: list[Agent] = field(default_factory=list)
     #: Per agent: its name or spec (rebuilt in each worker), or the agent object itself.
     specs: list = field(default_factory=list)
@@ -196,6 +199,25 @@ def _play_in_pool(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
             pool.join()
 
 
+_RAY_KEY: list[str] = [""]
+
+
+def _ray_chunk(context: tuple, task: tuple[int, int, int, int, int]):
+    """A Ray task: a chunk, with the agents this worker built for the same run kept."""
+    key, specs, names, rules, seed, mode = context
+    if _RAY_KEY[0] != key:
+        _RAY_KEY[0] = key
+        _WORKER.update(agents={})
+    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode)
+    return _run_chunk(task)
+
+
+def _play_on_ray(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
+    assert run.address is not None
+    play_on_ray(run.address, run.workers, _ray_chunk,
+                (run.specs, run.names, run.rules, run.seed, run.mode), tasks, take)
+
+
 def _play_all(
     run: _Run,
     progress: bool,
@@ -221,7 +243,10 @@ def _play_all(
             bar.update(2 * len(recs))
 
     try:
-        (_play_here if run.workers == 1 else _play_in_pool)(run, tasks, take)
+        if run.address is not None:
+            _play_on_ray(run, tasks, take)
+        else:
+            (_play_here if run.workers == 1 else _play_in_pool)(run, tasks, take)
     except KeyboardInterrupt as e:
         return _stop_reason(e), None
     except BaseException as e:  # noqa: BLE001 - saved with the partial result, then re-raised
@@ -271,6 +296,7 @@ def evaluate(
     chunk_size: int | None = None,
     on_record: Callable[[Any], None] | None = None,
     command: str | None = None,
+    address: str | None = None,
 ) -> EvalResult:
     """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
 
@@ -279,6 +305,11 @@ def evaluate(
     ``mode`` (``"hand"``/``"hands"`` or ``"match"``/``"matches"``) with
     ``count``. With ``workers`` > 1 the deals are spread over processes
     (agent objects must then be picklable); the figures do not depend on it.
+    ``address`` (``"auto"``, ``"host:port"``, ``"ray://host:port"``, or
+    ``"local"`` for a Ray started here; default the environment's
+    ``RAY_ADDRESS``) plays them as Ray tasks instead, ``workers`` at a time
+    (with ``workers=1``: as many as the cluster has CPUs), with the same
+    figures again (:mod:`.ray_pool`); an unreachable address fails at once.
     ``json_path`` is this run's from the moment the run starts (every agent
     built): a record of the run, marked incomplete, replaces the file there at
     once, and the figures replace it as the run ends, also when it stops
@@ -295,9 +326,12 @@ def evaluate(
         raise ValueError("an evaluation needs at least two agents")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers!r}")
+    address = ray_address(address)
+    if address is not None:
+        check_reachable(address)
     names = _unique_names(agents)
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers,
+    run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers, address,
                times={n: [] for n in names})
     if json_path:
         check_json_path(json_path)

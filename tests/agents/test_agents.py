@@ -398,3 +398,31 @@ def test_the_prior_plays_the_rollout_moves_of_the_seats_it_is_given(opponent, se
         assert movers and set(movers) <= expected
         if seats == "both":
             assert set(movers) == {0, 1}
+
+
+def test_an_agent_class_of_ones_own_by_module_and_class(tmp_path, monkeypatch):
+    from sixtysix_env.agents import AgentSpecError, make_agent, parse_agent_spec
+
+    (tmp_path / "own_bots.py").write_text(
+        "class Pick:\n"
+        "    name = 'pick'\n"
+        "    def __init__(self, which: int = 0):\n"
+        "        self.which = which\n"
+        "    def act(self, view, rng):\n"
+        "        return [a for a in range(64) if view.legal_mask >> a & 1][0]\n"
+        "def not_an_agent():\n"
+        "    return 3\n"
+    )
+    monkeypatch.chdir(tmp_path)  # found from the current folder, as uvicorn finds module:app
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", ".")])
+    assert parse_agent_spec("own_bots:Pick:which=2") == ("own_bots:Pick", {"which": 2})
+    assert parse_agent_spec("expert:samples=4") == ("expert", {"samples": 4})
+    assert make_agent("own_bots:Pick:which=2").which == 2
+    for spec, message in [
+        ("own_bots:Nope", "has no class 'Nope'"),
+        ("no_such_module_xyz:Pick", "cannot import the module 'no_such_module_xyz'"),
+        ("own_bots:Pick:colour=1", "no option 'colour'"),
+        ("own_bots:not_an_agent", r"has no act\(view, rng\) method"),
+    ]:
+        with pytest.raises(AgentSpecError, match=message):
+            make_agent(spec)

@@ -39,6 +39,8 @@ import sys
 import time
 from typing import Any
 
+from sixtysix_env.machine import machine
+
 from ..config import FIXED_ON_RESUME, ConfigError, config_backend
 from ..lifecycle import RunLifecycle
 from ..pool import OpponentPool
@@ -46,7 +48,6 @@ from ..runs import (
     Terminated,
     clear_new_run_dir,
     existing_dir,
-    machine,
     make_run_dir,
     replace_dir,
     resumed_config,

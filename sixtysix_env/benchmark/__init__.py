@@ -1,0 +1,40 @@
+"""A benchmark to cite: one versioned protocol, a fixed ladder, a leaderboard.
+
+    sixtysix benchmark my_policy.npz --json my_policy.json
+    sixtysix benchmark --ladder --out-dir docs/benchmarks/benchmark-v1 --workers 2
+    sixtysix leaderboard docs/benchmarks/benchmark-v1 -o docs/leaderboard.md
+
+:mod:`.protocol` fixes what is played (``benchmark-v1``: the ladder, the
+deal and match counts, the seeds, the Elo anchor); :mod:`.run` plays it
+(:func:`benchmark`, each pair once, resumable from a folder) and writes the
+versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
+page; :mod:`.cli` and :mod:`.board` are the commands.
+"""
+
+from .protocol import BENCHMARK_V1, PROTOCOLS, Protocol, get_protocol
+from .report import leaderboard, markdown_rows
+from .run import (
+    BenchmarkResult,
+    Opponent,
+    PairStore,
+    benchmark,
+    fit_against,
+    fit_ladder,
+    load_benchmark,
+)
+
+__all__ = [
+    "BENCHMARK_V1",
+    "PROTOCOLS",
+    "BenchmarkResult",
+    "Opponent",
+    "PairStore",
+    "Protocol",
+    "benchmark",
+    "fit_against",
+    "fit_ladder",
+    "get_protocol",
+    "leaderboard",
+    "load_benchmark",
+    "markdown_rows",
+]

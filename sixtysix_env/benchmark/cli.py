@@ -1,0 +1,143 @@
+"""``sixtysix benchmark``: agents against the protocol's ladder; a JSON file and a Markdown row each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+
+from ..errors import SixtySixError
+from ..evaluation.cli import add_address_argument
+from ..evaluation.ray_pool import RayAddressError, ray_address
+from ..evaluation.runner import check_json_path
+from ..files import replaced
+from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
+from .report import markdown_rows
+from .run import BenchmarkResult, BenchmarkStopped, Opponent, PairStore, benchmark, file_stem
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "agents", nargs="*",
+        help="agents to benchmark: a name (sixtysix agents lists them), NAME:key=value,..., "
+        "a policy file (.npz), or an agent class of your own as package.module:ClassName",
+    )
+    parser.add_argument("--ladder", action="store_true",
+                        help="benchmark every rung of the ladder too (its round robin; "
+                        "writes PROTOCOL-ladder.json, the ladder's ratings, into --out-dir)")
+    parser.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=sorted(PROTOCOLS),
+                        help=f"the protocol (default {DEFAULT_PROTOCOL})")
+    parser.add_argument("--quick", action="store_true",
+                        help="the first few deals of the protocol only: a smoke test, not "
+                        "figures to cite")
+    parser.add_argument("--json", metavar="PATH", help="write the (one) agent's figures here")
+    parser.add_argument("--out-dir", metavar="DIR",
+                        help="write each agent's figures to DIR/NAME.json, and keep the pairs "
+                        "played in DIR/pairs/ (a stopped run resumes from them)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    add_address_argument(parser)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _command(args: argparse.Namespace) -> str:
+    parts = ["sixtysix", "benchmark", *args.agents]
+    if args.ladder:
+        parts.append("--ladder")
+    if args.protocol != DEFAULT_PROTOCOL:
+        parts += ["--protocol", args.protocol]
+    if args.quick:
+        parts.append("--quick")
+    if args.out_dir:
+        parts += ["--out-dir", args.out_dir]
+    if args.json:
+        parts += ["--json", args.json]
+    parts += ["--workers", str(args.workers)]
+    if args.address:
+        parts += ["--address", args.address]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _check(args: argparse.Namespace, agents: list[str]) -> str | None:
+    """What is wrong with the options (None: nothing)."""
+    if not agents:
+        return "name an agent to benchmark, or give --ladder"
+    if args.workers < 1:
+        return f"--workers must be >= 1, got {args.workers}"
+    if args.json and len(agents) > 1:
+        return f"--json takes one agent's figures; for {len(agents)} agents give --out-dir"
+    if args.ladder and not args.out_dir:
+        return "--ladder writes one file per rung: give --out-dir"
+    if args.json:
+        try:
+            check_json_path(args.json)
+        except ValueError as e:
+            return str(e)
+    if args.out_dir and os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+        return f"--out-dir {args.out_dir!r} is a file, not a folder"
+    return None
+
+
+def _print_pair(agent: str, rung: str, o: Opponent, seconds: float) -> None:
+    gp = "–" if o.gp_per_hand is None else f"{o.gp_per_hand:+.3f}"
+    rate = "–" if o.match_rate is None else f"{100 * o.match_rate:.1f}%"
+    print(f"  {agent} vs {rung}: {gp} gp/hand over {o.deals} paired deals, "
+          f"{rate} of {o.matches} matches ({seconds:.0f} s so far)", flush=True)
+
+
+def _write_ladder(path: str, results: list[BenchmarkResult], command: str) -> None:
+    r = results[0]
+    data = {"protocol": r.protocol, "quick": r.quick, "ratings": r.ladder_elo,
+            "command": command}
+    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    protocol = get_protocol(args.protocol, quick=args.quick)
+    agents = list(dict.fromkeys([*(protocol.ladder if args.ladder else ()), *args.agents]))
+    problem = _check(args, agents)
+    if problem is None:
+        try:
+            address = ray_address(args.address)
+        except RayAddressError as e:
+            problem = str(e)
+    if problem is not None:
+        print(f"sixtysix benchmark: {problem}", file=sys.stderr)
+        return 2
+    command = _command(args)
+    cache = None
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+        cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
+    print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
+
+    def save(result: BenchmarkResult) -> None:
+        path = args.json or os.path.join(args.out_dir, f"{file_stem(result.agent)}.json")
+        if args.out_dir or args.json:
+            result.save_json(path)
+            print(f"  {result.agent}: figures saved to {path}", flush=True)
+
+    try:
+        results = benchmark(agents, protocol, workers=args.workers, address=address,
+                            progress=not args.no_progress, cache=cache, on_pair=_print_pair,
+                            on_result=save, command=command)
+    except BenchmarkStopped as e:
+        print(f"sixtysix benchmark: stopped ({e}); the pairs played in full are kept"
+              + (f" in {args.out_dir}/pairs" if args.out_dir else ""), file=sys.stderr)
+        return 130
+    except RayAddressError as e:
+        print(f"sixtysix benchmark: {e}", file=sys.stderr)
+        return 2
+    except SixtySixError as e:
+        print(f"sixtysix benchmark: {e}", file=sys.stderr)
+        return 1
+    if args.ladder and len(results[0].ladder_elo) == len(protocol.ladder):
+        path = os.path.join(args.out_dir, f"{protocol.name}-ladder.json")
+        _write_ladder(path, results, command)
+        print(f"  the ladder's ratings saved to {path}")
+    print()
+    print(markdown_rows(results))
+    return 0

@@ -8,9 +8,9 @@ The verbs follow OpenSpiel: :meth:`~State.current_player`,
 
 Internally the numbers of a state live in one flat list (one copy per step).
 The layout is this module's own: other modules read a state through its
-named accessors, build one with :func:`build_state`, and search code takes
-its integers in one call, :meth:`State.search_position` (the documented fast
-path). The indices:
+named accessors (what a seat may know of it is :mod:`sixtysix_env.view`'s
+rule, the solver's integers are :mod:`sixtysix_env.agents.solver`'s) and
+build one with :func:`build_state`. The indices:
 
 =====  ============  ===================================================
 index  name          meaning
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from .actions import (
     CLOSE,
@@ -102,30 +102,6 @@ _NV = 24
 
 HAND_SIZE = 6
 _B0, _B1, _B2, _B3, _B4 = BYTE_BITS
-class SearchPosition(NamedTuple):
-    """:meth:`State.search_position`: a position as the integers a search works on.
-
-    Sides are relative to the seat leading the trick ("l" the leader, "f" the
-    follower); hands are card masks; ``closer`` is -1 (stock not closed), 0
-    (the leader closed) or 1 (the follower closed); ``lead`` is the card on
-    the table or -1.
-    """
-
-    leader: int
-    hand_l: int
-    hand_f: int
-    card_points_l: int
-    card_points_f: int
-    marriage_points_l: int
-    marriage_points_f: int
-    tricks_l: int
-    tricks_f: int
-    closer: int
-    lead: int
-    just_closed: int
-    trump_suit: int
-
-
 class State:
     """A position in one hand. Immutable by convention: ``apply`` returns a new one."""
 
@@ -142,16 +118,8 @@ class State:
     # -- construction -------------------------------------------------------
 
     def _copy(self) -> State:
-        new = State.__new__(State)
-        new.rules = self.rules
-        new.v = self.v[:]
-        new.stock = self.stock
-        new.log = self.log
-        new.close_info = self.close_info
-        new.result = self.result
-        new.match_score = self.match_score
-        new._legal = -1
-        return new
+        return _make(self.rules, self.v[:], self.stock, self.log, self.close_info, self.result,
+                     self.match_score)
 
     def __copy__(self) -> State:
         return self._copy()
@@ -311,78 +279,6 @@ class State:
     def just_closed(self) -> bool:
         """True between a close and the lead that follows it (the closer may still declare)."""
         return bool(self.v[JUST_CLOSED])
-
-    def seat_knowledge(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may know (docs/rules.md §18), as the fields of
-        :class:`~sixtysix_env.view.PlayerView` (which :func:`~sixtysix_env.view.player_view`
-        builds from it): one call, as an agent acts many times a hand."""
-        v = self.v
-        o = 1 - seat
-        stock_left = len(self.stock) - v[STOCK_POS]
-        closed = v[CLOSED_BY]
-        opp_hand = v[HAND + o]
-        own_hand = v[HAND + seat]
-        if closed < 0 and stock_left == 0:
-            # Every card is accounted for: both hands are known to both seats.
-            opp_known, own_known = opp_hand, own_hand
-        else:
-            opp_known, own_known = v[KNOWN + o] & opp_hand, v[KNOWN + seat] & own_hand
-        terminal = self.result is not None
-        gone = v[PLAYED] | v[PLAYED + 1] | own_hand  # deductions about these no longer matter
-        return {
-            "seat": seat,
-            "rules": self.rules,
-            "dealer": v[DEALER],
-            "leader": v[LEADER],
-            "to_move": -1 if terminal else v[TO_MOVE],
-            "hand": own_hand,
-            "trump_suit": v[TRUMP_SUIT],
-            "trump_card": v[TRUMP_CARD],
-            "stock_left": stock_left,
-            "closed_by": None if closed < 0 else closed,
-            "lead_card": None if v[LEAD] < 0 else v[LEAD],
-            "played": (v[PLAYED], v[PLAYED + 1]),
-            "card_points": (v[CARD_PTS], v[CARD_PTS + 1]),
-            "marriage_points": (v[MARRIAGE_PTS], v[MARRIAGE_PTS + 1]),
-            "tricks_won": (v[TRICKS], v[TRICKS + 1]),
-            "events": self.events(),
-            "opponent_known": opp_known,
-            "opponent_excluded": v[EXCLUDED + o] & ~gone,
-            "opponent_hand_size": opp_hand.bit_count(),
-            "own_known": own_known,
-            "own_excluded": v[EXCLUDED + seat] & ~gone,
-            "just_closed": bool(v[JUST_CLOSED]),
-            "close_info": self.close_info,
-            "match_score": self.match_score,
-            "result": self.result,
-            "legal_mask": self.legal_mask() if not terminal and v[TO_MOVE] == seat else 0,
-        }
-
-    def search_position(self) -> SearchPosition:
-        """The position as plain integers, sides relative to the leader of the trick.
-
-        The one fast path for search code (:mod:`sixtysix_env.agents.solver`):
-        one call, no further reads of the state.
-        """
-        v = self.v
-        ld = v[LEADER]
-        f = 1 - ld
-        closer = v[CLOSED_BY]
-        return SearchPosition(
-            ld,
-            v[HAND + ld],
-            v[HAND + f],
-            v[CARD_PTS + ld],
-            v[CARD_PTS + f],
-            v[MARRIAGE_PTS + ld],
-            v[MARRIAGE_PTS + f],
-            v[TRICKS + ld],
-            v[TRICKS + f],
-            -1 if closer < 0 else (0 if closer == ld else 1),
-            v[LEAD],
-            v[JUST_CLOSED],
-            v[TRUMP_SUIT],
-        )
 
     # -- rules --------------------------------------------------------------
 
@@ -633,9 +529,29 @@ def _set_result(s, winner, gp, reason, totals, last) -> None:
 FULL_DECK = tuple(range(NUM_CARDS))
 
 
-def _new_state(rules: RuleConfig, hands, trump_card, stock, dealer, match_score) -> State:
+def _make(
+    rules: RuleConfig,
+    v: list[int],
+    stock: tuple[int, ...],
+    log: tuple | None,
+    close_info: tuple[int, int, int] | None,
+    result: HandResult | None,
+    match_score: tuple[int, int],
+) -> State:
+    """The one place a state's slots are filled (every constructor comes here)."""
     s = State.__new__(State)
     s.rules = rules
+    s.v = v
+    s.stock = stock
+    s.log = log
+    s.close_info = close_info
+    s.result = result
+    s.match_score = match_score
+    s._legal = -1
+    return s
+
+
+def _new_state(rules: RuleConfig, hands, trump_card, stock, dealer, match_score) -> State:
     v = [0] * _NV
     v[HAND], v[HAND + 1] = hands
     v[TRUMP_CARD] = trump_card
@@ -643,14 +559,7 @@ def _new_state(rules: RuleConfig, hands, trump_card, stock, dealer, match_score)
     v[DEALER] = dealer
     v[LEADER] = v[TO_MOVE] = 1 - dealer
     v[LEAD] = v[CLOSED_BY] = -1
-    s.v = v
-    s.stock = tuple(stock)
-    s.log = None
-    s.close_info = None
-    s.result = None
-    s.match_score = tuple(match_score)
-    s._legal = -1
-    return s
+    return _make(rules, v, tuple(stock), None, None, None, tuple(match_score))
 
 
 def build_state(
@@ -680,8 +589,6 @@ def build_state(
     """A state from its parts (``stock`` the face-down cards in drawing order); for
     :func:`~sixtysix_env.view.determinize`, which deals a view's hidden cards. Nothing is
     checked: the parts must describe a position the rules can reach."""
-    s = State.__new__(State)
-    s.rules = rules
     v = [0] * _NV
     for i in (0, 1):
         v[HAND + i] = hands[i]
@@ -701,17 +608,10 @@ def build_state(
     v[CLOSED_BY] = -1 if closed_by is None else closed_by
     v[TRICK_NO] = tricks_done
     v[JUST_CLOSED] = int(just_closed)
-    s.v = v
-    s.stock = tuple(stock)
     log = None
     for e in events:
         log = (e, log)
-    s.log = log
-    s.close_info = close_info
-    s.result = result
-    s.match_score = match_score
-    s._legal = -1
-    return s
+    return _make(rules, v, tuple(stock), log, close_info, result, match_score)
 
 
 def deal_from_deck(

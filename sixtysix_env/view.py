@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import ALL_CARDS, SUIT_MASK, bits_of
 from .engine import State, build_state
@@ -139,7 +140,59 @@ def player_view(state: State, seat: int) -> PlayerView:
     """Exactly what ``seat`` may know of ``state``."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    return _new_view(state.seat_knowledge(seat))
+    return _new_view(seat_knowledge(state, seat))
+
+
+def seat_knowledge(state: State, seat: int) -> dict[str, Any]:
+    """What ``seat`` may know of ``state`` (docs/rules.md §18): the information-set rule,
+    as the fields of :class:`PlayerView`, read through the state's public accessors.
+
+    Known to both: everything public (the trump card, the stock's size, the
+    cards played, points, tricks, events, the match score). Known to the
+    seat: its own hand. Of the opponent's hand: the cards it has shown
+    (marriage, exchange, the face-up trump drawn), every card once the stock
+    is exhausted (nothing else is left), and which cards it cannot hold
+    (strict-phase deductions), kept only for cards still in play.
+    """
+    o = 1 - seat
+    own_hand = state.hand(seat)
+    opp_hand = state.hand(o)
+    if state.is_exhausted():
+        # Every card is accounted for: both hands are known to both seats.
+        opp_known, own_known = opp_hand, own_hand
+    else:
+        opp_known, own_known = state.known_cards(o), state.known_cards(seat)
+    played = state.played
+    gone = played[0] | played[1] | own_hand  # deductions about these no longer matter
+    to_move = state.current_player()
+    return {
+        "seat": seat,
+        "rules": state.rules,
+        "dealer": state.dealer,
+        "leader": state.leader,
+        "to_move": to_move,
+        "hand": own_hand,
+        "trump_suit": state.trump_suit,
+        "trump_card": state.trump_card,
+        "stock_left": state.stock_left,
+        "closed_by": state.closed_by,
+        "lead_card": state.lead_card,
+        "played": played,
+        "card_points": state.card_points,
+        "marriage_points": state.marriage_points,
+        "tricks_won": state.tricks_won,
+        "events": state.events(),
+        "opponent_known": opp_known,
+        "opponent_excluded": state.excluded_cards(o) & ~gone,
+        "opponent_hand_size": opp_hand.bit_count(),
+        "own_known": own_known,
+        "own_excluded": state.excluded_cards(seat) & ~gone,
+        "just_closed": state.just_closed,
+        "close_info": state.close_info,
+        "match_score": state.match_score,
+        "result": state.result,
+        "legal_mask": state.legal_mask() if to_move == seat else 0,
+    }
 
 
 def _new_view(fields: dict) -> PlayerView:

@@ -18,6 +18,8 @@ against: plain minimax over :meth:`State.apply`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..actions import marriage_action
 from ..cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
 from ..engine import State
@@ -35,6 +37,46 @@ from ..rules import (
 __all__ = ["Solver", "action_values", "brute_force_value", "is_solvable", "solve"]
 
 _INF = 1000
+
+
+class SearchPosition(NamedTuple):
+    """A position as the integers the search works on (:func:`search_position`).
+
+    Sides are relative to the seat leading the trick ("l" the leader, "f" the
+    follower); hands are card masks; ``closer`` is -1 (stock not closed), 0
+    (the leader closed) or 1 (the follower closed); ``lead`` is the card on
+    the table or -1.
+    """
+
+    leader: int
+    hand_l: int
+    hand_f: int
+    card_points_l: int
+    card_points_f: int
+    marriage_points_l: int
+    marriage_points_f: int
+    tricks_l: int
+    tricks_f: int
+    closer: int
+    lead: int
+    just_closed: int
+    trump_suit: int
+
+
+def search_position(state: State) -> SearchPosition:
+    """``state`` as the search's integers, read once through its accessors."""
+    ld = state.leader
+    f = 1 - ld
+    closer = state.closed_by
+    cp, mp, tw = state.card_points, state.marriage_points, state.tricks_won
+    lead = state.lead_card
+    return SearchPosition(
+        ld, state.hand(ld), state.hand(f), cp[ld], cp[f], mp[ld], mp[f], tw[ld], tw[f],
+        -1 if closer is None else (0 if closer == ld else 1),
+        -1 if lead is None else lead,
+        int(state.just_closed),
+        state.trump_suit,
+    )
 
 
 def is_solvable(state: State) -> bool:
@@ -134,7 +176,7 @@ class _Search:
         transposition table) this one reuses instead of building its own."""
         self.solver = solver
         rules = solver.rules
-        pos = state.search_position()
+        pos = search_position(state)
         self.leader = pos.leader
         self.args = pos[1:10]  # hands, card points, marriage points, tricks (l, f), closer
         self.lead = pos.lead

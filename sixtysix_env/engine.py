@@ -540,14 +540,8 @@ def _make(
 ) -> State:
     """The one place a state's slots are filled (every constructor comes here)."""
     s = State.__new__(State)
-    s.rules = rules
-    s.v = v
-    s.stock = stock
-    s.log = log
-    s.close_info = close_info
-    s.result = result
-    s.match_score = match_score
-    s._legal = -1
+    s.rules, s.v, s.stock, s.log = rules, v, stock, log
+    s.close_info, s.result, s.match_score, s._legal = close_info, result, match_score, -1
     return s
 
 

@@ -78,12 +78,9 @@ BENCHMARK_V1 = Protocol(
         "expert", "guided",
     ),
     search=frozenset({"expert", "guided"}),
-    deals=2000,
-    matches=500,
-    search_deals=300,
-    search_matches=40,
-    hand_seed=660001,
-    match_seed=660002,
+    deals=2000, matches=500,  # per rung
+    search_deals=300, search_matches=40,  # per search bot
+    hand_seed=660001, match_seed=660002,
 )
 
 #: Every protocol by name; the newest is the default.

@@ -41,8 +41,13 @@ def ray_address(address: str | None) -> str | None:
     return address or os.environ.get("RAY_ADDRESS") or None
 
 
-def check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Fail fast (not after Ray's long retries) when nothing listens at ``host:port``."""
+def check_reachable(
+    address: str,
+    timeout: float = 5.0,
+    otherwise: str = "give no address to play in local processes",
+) -> None:
+    """Fail fast (not after Ray's long retries) when nothing listens at ``host:port``;
+    the error ends with ``otherwise``, what to do instead."""
     if address in ("auto", LOCAL):
         return
     hostport = address.removeprefix("ray://")
@@ -57,7 +62,7 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
     except OSError as e:
         raise RayAddressError(
             f"cannot reach the Ray cluster at {address!r} ({e}); start its head node with "
-            "`ray start --head`, or give no address to play in local processes"
+            f"`ray start --head`, or {otherwise}"
         ) from None
 
 
@@ -72,12 +77,18 @@ def _import_ray():
     return ray
 
 
-def connect(address: str, workers: int) -> tuple[Any, bool, str]:
-    """(the ray module, whether this call started Ray, a description of where tasks run)."""
+def connect(
+    address: str, workers: int, otherwise: str = "give no address to play in local processes"
+) -> tuple[Any, bool, str]:
+    """(the ray module, whether this call started Ray, a description of where tasks run).
+
+    ``local`` starts a Ray here with ``workers`` CPUs; any other address joins
+    that cluster, or fails with an error ending with ``otherwise``.
+    """
     ray = _import_ray()
     if ray.is_initialized():
         return ray, False, "the Ray already running in this process"
-    check_reachable(address)
+    check_reachable(address, otherwise=otherwise)
     try:
         if address == LOCAL:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=True)
@@ -86,7 +97,7 @@ def connect(address: str, workers: int) -> tuple[Any, bool, str]:
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise RayAddressError(
             f"cannot join the Ray cluster at {address!r}: {e}; start one with "
-            "`ray start --head`, or give no address to play in local processes"
+            f"`ray start --head`, or {otherwise}"
         ) from None
     return ray, True, f"the Ray cluster at {address}"
 

@@ -144,15 +144,17 @@ def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
 
 
 def test_unreachable_address_is_a_clear_error():
-    from sixtysix_training.rllib.train import ClusterError, _check_reachable
+    from sixtysix_training.rllib.train import ClusterError, init_ray
 
     with socket.socket() as s:  # a port nobody listens on: bind, then close
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(ClusterError, match=r"cannot reach the Ray cluster at '127\.0\.0\.1:\d+'"):
-        _check_reachable(f"127.0.0.1:{port}", timeout=2)
-    with pytest.raises(ClusterError, match="not 'auto', 'host:port' or 'ray://host:port'"):
-        _check_reachable("ray://nowhere")
+    cfg = load_config(TINY, [f"address=127.0.0.1:{port}"])
+    with pytest.raises(ClusterError, match=r"cannot reach the Ray cluster at '127\.0\.0\.1:\d+'"
+                       r".*train on a local Ray"):
+        init_ray(cfg)
+    with pytest.raises(ClusterError, match="not 'auto', 'host:port', 'ray://host:port' or 'local'"):
+        init_ray(load_config(TINY, ["address=ray://nowhere"]))
 
 
 def test_league_mapping_agrees_within_an_episode_and_follows_the_weights():

@@ -34,11 +34,11 @@ import math
 import os
 import shutil
 import signal
-import socket
 import sys
 import time
 from typing import Any
 
+from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
 from sixtysix_env.machine import machine
 
 from ..config import FIXED_ON_RESUME, ConfigError, config_backend
@@ -67,23 +67,10 @@ class ClusterError(ConfigError):
 # -- Ray ------------------------------------------------------------------------------
 
 
-def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Fail fast (not after Ray's long retries) when nothing listens at host:port."""
-    hostport = address.removeprefix("ray://")
-    host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
-        raise ClusterError(
-            f"Ray address {address!r} is not 'auto', 'host:port' or 'ray://host:port'"
-        )
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
-            pass
-    except OSError as e:
-        raise ClusterError(
-            f"cannot reach the Ray cluster at {address!r} ({e}); start its head node with "
-            "`ray start --head` (see docs/rllib.md), or leave `address` empty (and RAY_ADDRESS "
-            "unset) to train on a local Ray"
-        ) from None
+#: What to do instead when the configured cluster cannot be reached.
+LOCAL_INSTEAD = (
+    "leave `address` empty (and RAY_ADDRESS unset) to train on a local Ray (see docs/rllib.md)"
+)
 
 
 def init_ray(cfg: RLlibConfig, printer=print) -> str:
@@ -92,16 +79,11 @@ def init_ray(cfg: RLlibConfig, printer=print) -> str:
 
     o = cfg.rllib
     address = o.address or os.environ.get("RAY_ADDRESS") or None
-    if address:
-        if address != "auto":
-            _check_reachable(address)
+    if address and address != LOCAL:
         try:
-            ray.init(address=address, log_to_driver=True)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise ClusterError(
-                f"cannot join the Ray cluster at {address!r}: {e}; start one with "
-                "`ray start --head`, or leave `address` empty to train on a local Ray"
-            ) from None
+            connect(address, 0, otherwise=LOCAL_INSTEAD)
+        except RayAddressError as e:
+            raise ClusterError(str(e)) from None
         where = f"Ray cluster at {address}"
     else:
         ray.init(

@@ -134,6 +134,15 @@ import importlib.resources
 configs = sorted(p.name for p in importlib.resources.files("sixtysix_training.configs").iterdir())
 assert "quickstart.yaml" in configs, configs
 print("shipped configs:", ", ".join(c for c in configs if c.endswith(".yaml")))
+
+# The benchmark's ladder ratings are package data: a user's Elo is on the leaderboard's scale.
+from sixtysix_env.benchmark import BENCHMARK_V1
+from sixtysix_env.benchmark.run import reference_ratings
+
+ladder = reference_ratings(BENCHMARK_V1)
+assert ladder is not None and set(ladder) == set(BENCHMARK_V1.ladder), ladder
+assert ladder["heuristic"] == 1500.0, ladder
+print("benchmark-v1 ladder ratings:", ladder)
 EOF
 
 echo "== sixtysix eval sixtysix-ppo random heuristic --deals 50"

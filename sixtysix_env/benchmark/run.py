@@ -80,6 +80,7 @@ class BenchmarkResult:
     machine: str
     workers: int
     address: str | None
+    #: The time its pairs took to play, pairs kept from an earlier run included.
     wall_seconds: float
     command: str | None = None
     protocol_text: str = ""
@@ -386,6 +387,7 @@ def benchmark(
     for agent in agents:
         start = time.perf_counter()
         figures[agent] = []
+        walls[agent] = 0.0
         for rung in protocol.ladder:
             if rung == agent:
                 continue
@@ -393,11 +395,13 @@ def benchmark(
             if (first, second) not in cache:
                 cache[(first, second)] = play_pair(protocol, first, second, workers=workers,
                                                    address=address, progress=progress)
-            opp = _side(cache[(first, second)], agent, rung, is_first)
+            pair = cache[(first, second)]
+            opp = _side(pair, agent, rung, is_first)
             figures[agent].append(opp)
+            # The time its games took when they were played (also when kept from before).
+            walls[agent] += pair.hands.wall_seconds + pair.matches.wall_seconds
             if on_pair is not None:
                 on_pair(agent, rung, opp, time.perf_counter() - start)
-        walls[agent] = time.perf_counter() - start
     # The ratings once every pair is played: a run of the whole ladder fits its own.
     ladder = _ladder_ratings(protocol, cache)
     results = []

@@ -11,7 +11,7 @@ import sys
 from ..errors import SixtySixError
 from ..evaluation.cli import add_address_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
-from ..evaluation.runner import check_json_path
+from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
 from ..files import replaced
 from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
 from .report import markdown_rows
@@ -121,13 +121,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {result.agent}: figures saved to {path}", flush=True)
 
     try:
-        results = benchmark(agents, protocol, workers=args.workers, address=address,
-                            progress=not args.no_progress, cache=cache, on_pair=_print_pair,
-                            on_result=save, command=command)
-    except BenchmarkStopped as e:
-        print(f"sixtysix benchmark: stopped ({e}); the pairs played in full are kept"
+        with sigterm_as_interrupt():  # between pairs too: SIGTERM stops as Ctrl-C does
+            results = benchmark(agents, protocol, workers=args.workers, address=address,
+                                progress=not args.no_progress, cache=cache,
+                                on_pair=_print_pair, on_result=save, command=command)
+    except KeyboardInterrupt as e:  # BenchmarkStopped (inside a pair) or between pairs
+        why = str(e) if isinstance(e, BenchmarkStopped) else stop_reason(e)
+        print(f"sixtysix benchmark: stopped ({why}); the pairs played in full are kept"
               + (f" in {args.out_dir}/pairs" if args.out_dir else ""), file=sys.stderr)
-        return 130
+        return 143 if why.startswith("terminated") else 130
     except RayAddressError as e:
         print(f"sixtysix benchmark: {e}", file=sys.stderr)
         return 2

@@ -42,7 +42,7 @@ def _on_sigterm(signum, frame):
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
+def sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM (timeout, CI, kill) stops the run the way Ctrl-C does, until the block ends.
 
     Only the main thread may set a handler; elsewhere SIGTERM keeps its own.
@@ -57,7 +57,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
-def _stop_reason(e: KeyboardInterrupt) -> str:
+def stop_reason(e: KeyboardInterrupt) -> str:
     return "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted (Ctrl-C)"
 
 
@@ -248,7 +248,7 @@ def _play_all(
         else:
             (_play_here if run.workers == 1 else _play_in_pool)(run, tasks, take)
     except KeyboardInterrupt as e:
-        return _stop_reason(e), None
+        return stop_reason(e), None
     except BaseException as e:  # noqa: BLE001 - saved with the partial result, then re-raised
         return f"error: {e}", e
     finally:
@@ -337,12 +337,12 @@ def evaluate(
         check_json_path(json_path)
     t0 = time.perf_counter()
     error: BaseException | None = None
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         try:
             # Build every agent once here: bad names fail before any game is played.
             run.built = [make_agent(a) for a in agents]
         except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
-            return run.result(f"{_stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
+            return run.result(f"{stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
         run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
         if json_path:  # the run has started: from now on the file is this run's
             run.result("started; no figures yet", 0.0, command).save_json(json_path)

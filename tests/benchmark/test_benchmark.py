@@ -235,3 +235,30 @@ def test_cli_refuses_bad_options_at_once(argv, message, capsys, tmp_path, monkey
 def test_cli_names_an_unknown_agent(tiny, capsys):
     assert cli.main(["benchmark", "nobody", "--protocol", "test-tiny", "--no-progress"]) == 1
     assert "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_sigterm_stops_with_143_and_the_pairs_played_resume(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "b"
+    cmd = [sys.executable, "-m", "sixtysix_env", "benchmark", "random", "--quick", "--out-dir",
+           str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not any("random vs sixtysix-ppo:" in x for x in lines):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert "the pairs played in full are kept" in err
+    kept = sorted(os.listdir(out / "pairs"))
+    assert "random--heuristic-quick.json" in kept and "random--sixtysix-ppo-quick.json" in kept
+    assert not (out / "random.json").exists()  # no figures for an unfinished agent

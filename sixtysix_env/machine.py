@@ -7,7 +7,7 @@ import platform
 
 
 def machine() -> str:
-    """CPU model, cores, system and Python, e.g. ``"AMD EPYC 7B13, 2 CPU cores, Linux 6.1, ..."``."""
+    """CPU model, cores, system and Python: ``"AMD EPYC 7B13, 2 CPU cores, Linux 6.1, ..."``."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:

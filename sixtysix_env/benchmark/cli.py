@@ -1,4 +1,4 @@
-"""``sixtysix benchmark``: agents against the protocol's ladder; a JSON file and a Markdown row each."""
+"""``sixtysix benchmark``: agents against the protocol's ladder; a JSON file and a row each."""
 
 from __future__ import annotations
 

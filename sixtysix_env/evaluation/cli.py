@@ -8,7 +8,7 @@ import sys
 
 from ..errors import SixtySixError
 from ..rules import PRESETS
-from .ray_pool import RayAddressError
+from .ray_pool import RayAddressError, ray_address
 from .report import print_table
 from .result import EvalResult
 from .runner import NOT_STARTED, evaluate
@@ -84,6 +84,11 @@ def _failed(e: SixtySixError, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     kw = _count(args)
+    try:
+        args.address = ray_address(getattr(args, "address", None))
+    except RayAddressError as e:
+        print(f"sixtysix eval: {e}", file=sys.stderr)
+        return 2
     try:
         res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
                        progress=not args.no_progress, json_path=args.json,

@@ -33,7 +33,9 @@ LOCAL = "local"
 
 
 def ray_address(address: str | None) -> str | None:
-    """The address asked for: ``address``, else the environment's ``RAY_ADDRESS``, else None."""
+    """The address a command was asked for: ``--address``, else the environment's
+    ``RAY_ADDRESS``, else None (the library's :func:`~.runner.evaluate` reads no
+    environment: a training run's evaluations on a cluster stay in their process)."""
     if address is not None and not address.strip():
         raise RayAddressError(
             "the Ray address is empty; give 'auto', 'host:port', 'ray://host:port' or 'local'"
@@ -71,8 +73,8 @@ def _import_ray():
         import ray
     except ModuleNotFoundError:
         raise RayAddressError(
-            "a Ray address was given (--address or RAY_ADDRESS) but Ray is not installed; install it with "
-            'pip install "ray>=2.40" (or the [rllib] extra), or give no address'
+            "a Ray address was given (--address or RAY_ADDRESS) but Ray is not installed; "
+            'install it with pip install "ray>=2.40" (or the [rllib] extra), or give no address'
         ) from None
     return ray
 

@@ -24,7 +24,7 @@ from ..agents.registry import make_agent
 from ..progress import progress_bar
 from ..rules import RuleConfig, make_rules
 from .play import HAND, MATCH, PLAY, DealRecord, MatchRecord, normalize_mode
-from .ray_pool import check_reachable, play_on_ray, ray_address
+from .ray_pool import check_reachable, play_on_ray
 from .result import EvalResult
 from .stats import summarise, timing
 
@@ -306,8 +306,8 @@ def evaluate(
     ``count``. With ``workers`` > 1 the deals are spread over processes
     (agent objects must then be picklable); the figures do not depend on it.
     ``address`` (``"auto"``, ``"host:port"``, ``"ray://host:port"``, or
-    ``"local"`` for a Ray started here; default the environment's
-    ``RAY_ADDRESS``) plays them as Ray tasks instead, ``workers`` at a time
+    ``"local"`` for a Ray started here; the commands' ``--address``, which
+    defaults to ``RAY_ADDRESS``) plays them as Ray tasks instead, ``workers`` at a time
     (with ``workers=1``: as many as the cluster has CPUs), with the same
     figures again (:mod:`.ray_pool`); an unreachable address fails at once.
     ``json_path`` is this run's from the moment the run starts (every agent
@@ -326,8 +326,10 @@ def evaluate(
         raise ValueError("an evaluation needs at least two agents")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers!r}")
-    address = ray_address(address)
     if address is not None:
+        if not address.strip():
+            raise ValueError("address must be a Ray address ('auto', 'host:port', "
+                             "'ray://host:port', 'local') or None, not empty")
         check_reachable(address)
     names = _unique_names(agents)
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]

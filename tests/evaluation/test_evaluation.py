@@ -218,3 +218,17 @@ def test_views_given_to_agents_belong_to_their_seat():
 
     play_paired_deal(Spy(), RandomAgent(), 0, 0, make_rules("altmisalti"))
     assert seen and all(v.to_move == v.seat and v.legal_mask for v in seen)
+
+
+def test_ray_address_comes_from_the_command_or_its_environment_never_the_library(monkeypatch,
+                                                                               capsys):
+    from sixtysix_env import cli
+
+    monkeypatch.setenv("RAY_ADDRESS", "nowhere")
+    # The library reads no environment: a training run's evaluations stay in their process.
+    assert evaluate(["random", "heuristic"], deals=2).complete
+    # The commands take RAY_ADDRESS as the default of --address, and refuse a bad one at once.
+    assert cli.main(["eval", "random", "heuristic", "--deals", "2", "--no-progress"]) == 2
+    assert "Ray address 'nowhere' is not 'auto'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="not empty"):
+        evaluate(["random", "heuristic"], deals=2, address=" ")

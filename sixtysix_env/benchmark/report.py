@@ -70,15 +70,25 @@ def _exploit_rows(exploits: Sequence[dict[str, Any]]) -> list[str]:
         return ["No exploitability estimate is in the folder yet (`sixtysix exploit TARGET`)."]
     lines = [
         _row(["target", "best response's gp/hand vs target (95% CI)", "paired deals",
-              "training steps", "training wall time", "command"]),
-        _row(["---", "---:", "---:", "---:", "---:", "---"]),
+              "started from", "training steps", "training wall time", "command"]),
+        _row(["---", "---:", "---:", "---", "---:", "---:", "---"]),
     ]
-    for e in sorted(exploits, key=lambda e: e["target"]):
+    for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
         lines.append(_row([
             f"`{e['target']}`", _gp(e["gp_per_hand"], e["gp_ci95"]), f"{e['deals']:,}",
-            f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min", f"`{e['command']}`",
+            _start(e.get("start")), f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min",
+            f"`{e['command']}`",
         ]))
     return lines
+
+
+def _start(start: dict[str, Any] | None) -> str:
+    if not start:
+        return "–"
+    if start.get("from") == "init":
+        plain = ", played once" if start.get("symmetry_dropped") else ""
+        return f"the weights of `{start['agent']}`{plain}"
+    return f"a clone of `{start['agent']}`"
 
 
 def leaderboard(

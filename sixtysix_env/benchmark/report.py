@@ -65,21 +65,38 @@ def markdown_rows(results: Sequence[BenchmarkResult]) -> str:
     return "\n".join([*hands_header(protocol), *(hands_row(r, protocol) for r in results)])
 
 
-def _exploit_rows(exploits: Sequence[dict[str, Any]]) -> list[str]:
+def _exploit_rows(
+    exploits: Sequence[dict[str, Any]], results: Sequence[BenchmarkResult]
+) -> list[str]:
     if not exploits:
         return ["No exploitability estimate is in the folder yet (`sixtysix exploit TARGET`)."]
     lines = [
         _row(["target", "best response's gp/hand vs target (95% CI)", "paired deals",
-              "started from", "training steps", "training wall time", "command"]),
-        _row(["---", "---:", "---:", "---", "---:", "---:", "---"]),
+              "started from", "training steps", "training wall time",
+              "the ladder's best against the target (gp/hand, 95% CI)"]),
+        _row(["---", "---:", "---:", "---", "---:", "---:", "---:"]),
     ]
+    by_agent = {r.agent: r for r in results}
     for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
         lines.append(_row([
             f"`{e['target']}`", _gp(e["gp_per_hand"], e["gp_ci95"]), f"{e['deals']:,}",
             _start(e.get("start")), f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min",
-            f"`{e['command']}`",
+            _ladder_best(by_agent.get(e["target"])),
         ]))
+    lines += ["", "The commands:", ""]
+    lines += [f"    {e['command']}" for e in sorted(exploits, key=lambda e: e["target"])]
     return lines
+
+
+def _ladder_best(target: BenchmarkResult | None) -> str:
+    """The rung that wins most against ``target``, from the target's own benchmark: any
+    agent's winnings against a target are a lower bound on its exploitability too."""
+    if target is None or not target.opponents:
+        return "–"
+    o = min(target.opponents, key=lambda o: o.gp_per_hand if o.gp_per_hand is not None else 9)
+    if o.gp_per_hand is None or o.gp_ci95 is None:
+        return "–"
+    return f"`{o.name}` {_gp(-o.gp_per_hand, [-o.gp_ci95[1], -o.gp_ci95[0]])}"
 
 
 def _start(start: dict[str, Any] | None) -> str:
@@ -133,9 +150,14 @@ def leaderboard(
         _row(["---", *("---:" for _ in protocol.ladder)]),
         *(matches_row(r, protocol) for r in ranked),
         "",
-        "## Exploitability: what a best response trained against the target alone wins",
+        "## Exploitability: how much the target can be beaten by",
         "",
-        *_exploit_rows(exploits),
+        "What an agent trained against the target alone wins against it (`sixtysix exploit`, "
+        "on fresh paired deals), beside what the best rung of the ladder wins against it: "
+        "each is a lower bound on the target's exploitability in game points per hand (a "
+        "longer budget, another recipe or a search may find more).",
+        "",
+        *_exploit_rows(exploits, results),
         "",
         "## The files",
         "",

@@ -196,6 +196,12 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
     for agent in (*TINY.ladder, "sixtysix-ppo-v2"):
         assert f"| `{agent}` |" in md
     assert "+0.500 [+0.400, +0.600]" in md
+    # Beside it, the rung that wins most against the target, from the target's own file.
+    ppo = json.loads((out / "sixtysix-ppo.json").read_text())
+    best = min(ppo["opponents"], key=lambda o: o["gp_per_hand"])
+    row = next(line for line in md.splitlines() if line.startswith("| `sixtysix-ppo` | +0.500"))
+    assert row.endswith(f"`{best['name']}` {-best['gp_per_hand']:+.3f} "
+                        f"[{-best['gp_ci95'][1]:+.3f}, {-best['gp_ci95'][0]:+.3f}] |")
     results, exploits = read_folder(str(out))
     assert len(results) == 4 and len(exploits) == 1
     # Rows are ranked by Elo.

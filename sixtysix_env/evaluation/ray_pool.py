@@ -87,10 +87,10 @@ def connect(
     ``local`` starts a Ray here with ``workers`` CPUs; any other address joins
     that cluster, or fails with an error ending with ``otherwise``.
     """
+    check_reachable(address, otherwise=otherwise)
     ray = _import_ray()
     if ray.is_initialized():
         return ray, False, "the Ray already running in this process"
-    check_reachable(address, otherwise=otherwise)
     try:
         if address == LOCAL:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=True)

@@ -8,6 +8,7 @@ logits) while the critic does.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import os
@@ -16,7 +17,11 @@ import random
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
+# Skipped without the [train] extra; found, not imported: collecting the tests
+# imports no torch (the tests import it when they run).
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
+)
 
 from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.cards import NUM_CARDS, NUM_RANKS

@@ -144,6 +144,7 @@ def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
 
 
 def test_unreachable_address_is_a_clear_error():
+    pytest.importorskip("ray")
     from sixtysix_training.rllib.train import ClusterError, init_ray
 
     with socket.socket() as s:  # a port nobody listens on: bind, then close

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -9,9 +10,13 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.slow  # a subprocess training run: the full lane only
-
-pytest.importorskip("sb3_contrib")
+# A subprocess training run: the full lane only. Skipped without the [train] extra
+# (found, not imported: collecting the tests imports no torch).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("sb3_contrib") is None,
+                       reason="the [train] extra is not installed"),
+]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

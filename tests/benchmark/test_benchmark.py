@@ -268,3 +268,23 @@ def test_sigterm_stops_with_143_and_the_pairs_played_resume(tmp_path):
     kept = sorted(os.listdir(out / "pairs"))
     assert "random--heuristic-quick.json" in kept and "random--sixtysix-ppo-quick.json" in kept
     assert not (out / "random.json").exists()  # no figures for an unfinished agent
+
+
+def test_the_committed_leaderboard_is_the_one_its_files_make():
+    """docs/leaderboard.md is generated: regenerating it from its folder changes nothing,
+    and the ladder's ratings installed with the package are the folder's."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    folder = os.path.join(root, "docs", "benchmarks", "benchmark-v1")
+    results, exploits = read_folder(folder)
+    page = leaderboard(results, exploits, "sixtysix leaderboard docs/benchmarks/benchmark-v1 "
+                                          "-o docs/leaderboard.md")
+    with open(os.path.join(root, "docs", "leaderboard.md"), encoding="utf-8") as f:
+        assert f.read() == page, "run: sixtysix leaderboard docs/benchmarks/benchmark-v1 -o " \
+                                 "docs/leaderboard.md"
+    assert {r.agent for r in results} >= set(BENCHMARK_V1.ladder)
+    assert all(not r.quick and r.protocol == BENCHMARK_V1.name for r in results)
+    with open(os.path.join(folder, "benchmark-v1-ladder.json"), encoding="utf-8") as f:
+        ratings = json.load(f)["ratings"]
+    assert bench_run.reference_ratings(BENCHMARK_V1) == ratings
+    for r in results:
+        assert r.ladder_elo == ratings

@@ -59,6 +59,12 @@ def matches_row(r: BenchmarkResult, protocol: Protocol) -> str:
     return _row(cells)
 
 
+def matches_table(ranked: Sequence[BenchmarkResult], protocol: Protocol) -> list[str]:
+    return [_row(["agent", *(f"vs {r}" for r in protocol.ladder)]),
+            _row(["---", *("---:" for _ in protocol.ladder)]),
+            *(matches_row(r, protocol) for r in ranked)]
+
+
 def markdown_rows(results: Sequence[BenchmarkResult]) -> str:
     """The hand table's header and one row per result (what ``sixtysix benchmark`` prints)."""
     protocol = get_protocol(results[0].protocol, quick=results[0].quick)
@@ -146,9 +152,7 @@ def leaderboard(
         "",
         "## Matches to 7: match win rate against each rung (95% Wilson interval)",
         "",
-        _row(["agent", *(f"vs {r}" for r in protocol.ladder)]),
-        _row(["---", *("---:" for _ in protocol.ladder)]),
-        *(matches_row(r, protocol) for r in ranked),
+        *matches_table(ranked, protocol),
         "",
         "## Exploitability: how much the target can be beaten by",
         "",
@@ -159,6 +163,14 @@ def leaderboard(
         "",
         *_exploit_rows(exploits, results),
         "",
+        *_file_rows(ranked),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _file_rows(ranked: Sequence[BenchmarkResult]) -> list[str]:
+    """The section on where each figure comes from: files, versions, machines, commands."""
+    out = [
         "## The files",
         "",
         _row(["agent", "file (SHA-256, first 16)", "package", "machine", "workers", "wall time"]),
@@ -169,7 +181,7 @@ def leaderboard(
         where = "built in" if f is None else f"`{f['path']}` ({f['sha256'][:16]})"
         out.append(_row([f"`{r.agent}`", where, r.package_version, r.machine, str(r.workers),
                          f"{r.wall_seconds / 60:.1f} min"]))
-    commands = sorted({r.command for r in results if r.command})
+    commands = sorted({r.command for r in ranked if r.command})
     if commands:
         out += ["", "Made by:", "", *(f"    {c}" for c in commands)]
-    return "\n".join(out) + "\n"
+    return out

@@ -32,7 +32,7 @@ import msgspec
 import yaml
 
 from sixtysix_env.errors import SixtySixError
-from sixtysix_env.files import replaced
+from sixtysix_env.files import write_text
 
 
 class ConfigError(SixtySixError, ValueError):
@@ -648,10 +648,5 @@ def save_config(cfg: TrainConfig, path: str) -> None:
         # A plain scalar comes with a document end marker.
         value = value.strip().removesuffix("\n...").strip()
         lines.append(f"{f.name}: {value}")
-    write_text_atomically(path, "\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")
 
-
-def write_text_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)

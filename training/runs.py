@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sixtysix_env.files import replaced
+from sixtysix_env.files import write_json as write_json_whole
 
-from .config import ConfigError, TrainConfig, config_from_dict, read_yaml, write_text_atomically
+from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
 
 
 def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
@@ -43,7 +44,7 @@ def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
 
 def write_json(path: str, data: Any) -> None:
     """Write a run record whole or not at all (a temporary file, then a rename)."""
-    write_text_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    write_json_whole(path, data, sort_keys=True)
 
 
 def save_model_atomically(model, path: str) -> None:

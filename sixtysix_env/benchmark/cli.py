@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -12,7 +11,7 @@ from ..errors import SixtySixError
 from ..evaluation.cli import add_address_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
-from ..files import replaced
+from ..files import write_json
 from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
 from .report import markdown_rows
 from .run import BenchmarkResult, BenchmarkStopped, Opponent, PairStore, benchmark, file_stem
@@ -90,9 +89,7 @@ def _write_ladder(path: str, results: list[BenchmarkResult], command: str) -> No
     r = results[0]
     data = {"protocol": r.protocol, "quick": r.quick, "ratings": r.ladder_elo,
             "command": command}
-    with replaced(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2)
-        f.write("\n")
+    write_json(path, data)
 
 
 def run(args: argparse.Namespace) -> int:

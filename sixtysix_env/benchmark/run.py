@@ -21,8 +21,8 @@ from typing import Any
 
 from .. import __version__
 from ..agents.registry import parse_agent_spec
-from ..evaluation import EvalResult, PairStats, evaluate
-from ..files import replaced
+from ..evaluation import EvalResult, PairStats, bradley_terry, evaluate
+from ..files import write_json
 from ..machine import machine
 from ..shipped import shipped_policies
 from .protocol import Protocol, get_protocol
@@ -112,9 +112,7 @@ class BenchmarkResult:
         return d
 
     def save_json(self, path: str) -> None:
-        with replaced(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
+        write_json(path, self.to_dict())
 
     def opponent(self, name: str) -> Opponent:
         for o in self.opponents:
@@ -191,8 +189,6 @@ def fit_ladder(
     protocol: Protocol, wins: dict[tuple[str, str], tuple[float, float]]
 ) -> dict[str, float]:
     """The ladder's ratings from its round robin, ``wins[(a, b)] = (a's wins, hands)``."""
-    from ..evaluation import bradley_terry
-
     names = list(protocol.ladder)
     index = {n: i for i, n in enumerate(names)}
     table: dict[tuple[int, int], float] = {}
@@ -236,10 +232,11 @@ def _neg(x: float | None) -> float | None:
     return None if x is None else -x
 
 
-def _side(run: PairRun, agent: str, opponent: str, first: bool) -> Opponent:
+def _side(run: PairRun, opponent: str, first: bool) -> Opponent:
+    """The pair's figures from one side: the first agent's (``first``) or the second's."""
     h: PairStats = run.hands.pairs[0]
     m: PairStats = run.matches.pairs[0]
-    timing = {k: v for k, v in run.hands.timing.items()}
+    timing = dict(run.hands.timing)
     if first:
         return Opponent(
             opponent, h.deals, h.hands, h.gp_per_hand, h.gp_ci95, h.hands_won_a, h.hands_won_b,
@@ -335,9 +332,7 @@ class PairStore(dict):
         super().__setitem__(key, run)
         data = {"stamp": self._stamp(key), "hands": run.hands.to_dict(),
                 "matches": run.matches.to_dict()}
-        with replaced(self._path(key)) as tmp, open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_json(self._path(key), data, indent=1)
 
 
 def file_stem(spec: str) -> str:
@@ -396,7 +391,7 @@ def benchmark(
                 cache[(first, second)] = play_pair(protocol, first, second, workers=workers,
                                                    address=address, progress=progress)
             pair = cache[(first, second)]
-            opp = _side(pair, agent, rung, is_first)
+            opp = _side(pair, rung, is_first)
             figures[agent].append(opp)
             # The time its games took when they were played (also when kept from before).
             walls[agent] += pair.hands.wall_seconds + pair.matches.wall_seconds

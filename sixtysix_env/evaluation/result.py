@@ -14,7 +14,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..files import replaced
+from ..files import write_json
 from . import report
 from .play import normalize_mode
 
@@ -87,9 +87,7 @@ class EvalResult:
 
     def save_json(self, path: str) -> None:
         """Write the figures to ``path`` whole or not at all (a temporary file, then a rename)."""
-        with replaced(path) as tmp, open(tmp, "w") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
+        write_json(path, self.to_dict())
 
     def pair(self, a: str, b: str) -> PairStats:
         for p in self.pairs:

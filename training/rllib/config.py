@@ -15,6 +15,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from sixtysix_env.files import write_text
+
 from .. import config as sb3_config
 from ..config import (
     ConfigError,
@@ -23,7 +25,6 @@ from ..config import (
     coerce_value,
     field_docs,
     type_name,
-    write_text_atomically,
 )
 
 #: SB3-path options this backend does not use, and what to use instead.
@@ -229,4 +230,4 @@ def save_config(cfg: RLlibConfig, path: str) -> None:
             lines.append(f"# {docs[k]}")
         text = yaml.safe_dump(v, default_flow_style=True, width=10**6, sort_keys=False)
         lines.append(f"{k}: {text.strip().removesuffix(chr(10) + '...').strip()}")
-    write_text_atomically(path, "\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")

@@ -11,8 +11,10 @@ from the teacher's play with a value estimate that already means something.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -25,45 +27,53 @@ from sixtysix_env.progress import progress_bar
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
+from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 
-def collect(
-    teacher: str,
-    opponent: str,
-    hands: int,
-    rules: str,
-    seed: int,
-    progress: bool = False,
-    suit_augment: bool = False,
-    privileged: bool = False,
-) -> dict[str, np.ndarray]:
-    """Record the teacher's decisions over ``hands`` hands (seats alternate with the deal).
+#: Hands a cloning worker plays per task (the data do not depend on it).
+_CHUNK = 100
 
-    With ``suit_augment`` each hand is recorded under a random renaming of the
-    suits (observation, mask and action alike); with ``privileged`` each
-    observation carries the hidden cards after it, for a privileged critic
-    (:mod:`sixtysix_training.learning`).
-    """
-    from .learning import PRIV_SIZE, SuitRenamer, privileged_features
+#: What a cloning worker process keeps between tasks: its agents and index maps.
+_WORKER: dict[str, Any] = {}
 
+
+def _deal_all(hands: int, rules: str, seed: int, suit_augment: bool) -> list[tuple]:
+    """Every hand to record, drawn in one seeded order: (index, start state, the two seats'
+    rng seeds, the renaming). Dealing first makes the data independent of the workers."""
     renamer = SuitRenamer(suit_augment, seed)
     cfg = make_rules(rules)
-    t = make_agent(teacher)
-    o = t if opponent == "teacher" else make_agent(opponent)
     rng = random.Random(f"sixtysix-bc:{seed}")
+    deals = []
+    for h in range(hands):
+        state = new_hand(rng, rng.randrange(2), cfg)
+        seeds = (rng.random(), rng.random())
+        deals.append((h, state, seeds, renamer.draw()))
+    return deals
+
+
+def _setup(teacher: str, opponent: str, privileged: bool) -> None:
+    t = make_agent(teacher)
+    _WORKER.update(
+        teacher=t,
+        opponent=t if opponent == "teacher" else make_agent(opponent),
+        privileged=privileged,
+        renamer=SuitRenamer(False),  # its index maps only; the renamings come with the deals
+    )
+
+
+def _play(deals: list[tuple]) -> tuple[list, list, list[int], list[float]]:
+    """Play ``deals`` with the worker's agents: the teacher's decisions as records."""
+    t, o = _WORKER["teacher"], _WORKER["opponent"]
+    renamer, privileged = _WORKER["renamer"], _WORKER["privileged"]
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    bar = progress_bar(hands, f"cloning data ({teacher})", "hand") if progress else None
-    for h in range(hands):
+    for h, state, seeds, k in deals:
         teacher_seat = h % 2
         agents = (t, o) if teacher_seat == 0 else (o, t)
         recorded = (0, 1) if o is t else (teacher_seat,)
-        state = new_hand(rng, rng.randrange(2), cfg)
-        rngs = (random.Random(rng.random()), random.Random(rng.random()))
-        start = len(actions)
+        rngs = (random.Random(seeds[0]), random.Random(seeds[1]))
         seats = []
-        k = renamer.draw()
         while state.result is None:
             p = state.current_player()
             view = player_view(state, p)
@@ -80,11 +90,70 @@ def collect(
             state = state.apply(a)
         r = state.returns()
         returns.extend(float(r[p]) for p in seats)
-        assert len(returns) == len(actions) == start + len(seats)
+    return obs, masks, actions, returns
+
+
+def _play_task(task: tuple) -> tuple[list, list, list[int], list[float]]:
+    """A worker process's task: set up its agents on first use, then play the deals."""
+    setup, deals = task
+    if _WORKER.get("setup") != setup:
+        _setup(*setup)
+        _WORKER["setup"] = setup
+    return _play(deals)
+
+
+def collect(
+    teacher: str,
+    opponent: str,
+    hands: int,
+    rules: str,
+    seed: int,
+    progress: bool = False,
+    suit_augment: bool = False,
+    privileged: bool = False,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
+    """Record the teacher's decisions over ``hands`` hands (seats alternate with the deal).
+
+    With ``suit_augment`` each hand is recorded under a random renaming of the
+    suits (observation, mask and action alike); with ``privileged`` each
+    observation carries the hidden cards after it, for a privileged critic
+    (:mod:`sixtysix_training.learning`). ``workers`` processes play the hands
+    (a search teacher such as ``expert`` takes most of the time); every hand is
+    dealt and seeded before, so the data are the same for any number of them.
+    """
+    if workers < 1:
+        raise ValueError(f"collect: workers must be at least 1 (got {workers})")
+    setup = (teacher, opponent, privileged)
+    _setup(*setup)  # a bad agent name fails here, before any process starts
+    deals = _deal_all(hands, rules, seed, suit_augment)
+    tasks = [(setup, deals[i : i + _CHUNK]) for i in range(0, hands, _CHUNK)]
+    bar = progress_bar(hands, f"cloning data ({teacher})", "hand") if progress else None
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+
+    def take(part, n: int) -> None:
+        obs.extend(part[0])
+        masks.extend(part[1])
+        actions.extend(part[2])
+        returns.extend(part[3])
         if bar is not None:
-            bar.update(1)
+            bar.update(n)
+
+    if workers > 1 and len(tasks) > 1:
+        # spawned, not forked: the training process has torch's threads running
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx) as pool:
+            for part, task in zip(pool.map(_play_task, tasks), tasks):
+                take(part, len(task[1]))
+    else:
+        for task in tasks:
+            take(_play(task[1]), len(task[1]))
     if bar is not None:
         bar.close()
+    assert len(returns) == len(actions) == len(obs)
     obs_arr, mask_arr = stack_records(obs, masks, OBS_SIZE + (PRIV_SIZE if privileged else 0))
     return {
         "obs": obs_arr,
@@ -106,6 +175,7 @@ def collect_for_run(cfg, player: str, progress: bool = False) -> dict[str, np.nd
         progress=progress,
         suit_augment=cfg.suit_augment,
         privileged=cfg.privileged_critic,
+        workers=cfg.bc_workers,
     )
 
 

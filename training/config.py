@@ -154,6 +154,11 @@ class TrainConfig:
         "teacher",
         "Who the teacher plays against while recording: 'teacher' (itself) or an agent name.",
     )
+    bc_workers: int = _opt(
+        1,
+        "Processes that play the cloning hands (a search teacher such as 'expert' takes most "
+        "of the time); the data are the same for any number.",
+    )
     bc_epochs: int = _opt(5, "Passes over the cloning data set.")
     bc_batch_size: int = _opt(512, "Minibatch size of behaviour cloning.")
     bc_learning_rate: float = _opt(1e-3, "Adam step size of behaviour cloning.")
@@ -352,6 +357,7 @@ _POSITIVE = (
     "recent_snapshots",
     "max_snapshots",
     "bc_hands",
+    "bc_workers",
     "bc_epochs",
     "bc_batch_size",
     "eval_deals",
@@ -368,6 +374,7 @@ _AT_MOST = {
     "recent_snapshots": 1000,
     "max_snapshots": 1000,
     "bc_hands": 10**8,
+    "bc_workers": 256,
     "bc_epochs": 1000,
     "bc_batch_size": 1 << 20,
     "eval_deals": 10**7,

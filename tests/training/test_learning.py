@@ -259,6 +259,33 @@ def test_cloning_data_follows_the_options():
     assert len(set(ks)) > 1
 
 
+def test_cloning_data_are_the_same_for_any_number_of_workers():
+    from sixtysix_training import bc
+
+    args = ("heuristic", "random", 230, "altmisalti")
+    one = bc.collect(*args, seed=4, suit_augment=True, privileged=True)
+    two = bc.collect(*args, seed=4, suit_augment=True, privileged=True, workers=2)
+    other = bc.collect(*args, seed=5, suit_augment=True, privileged=True, workers=2)
+    assert len(one["actions"]) > 1000
+    for k in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(one[k], two[k]), k
+    assert not np.array_equal(one["actions"][:500], other["actions"][:500])
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        bc.collect(*args, seed=4, workers=0)
+
+
+def test_cloning_workers_is_a_config_option_both_backends_pass_on(monkeypatch):
+    from sixtysix_training import bc
+    from sixtysix_training.config import ConfigError, config_from_dict
+
+    seen = {}
+    monkeypatch.setattr(bc, "collect", lambda *a, **kw: seen.update(kw))
+    bc.collect_for_run(config_from_dict({"bc_workers": 3}), "heuristic")
+    assert seen["workers"] == 3
+    with pytest.raises(ConfigError, match="bc_workers"):
+        config_from_dict({"bc_workers": 0})
+
+
 @pytest.mark.slow
 def test_a_run_with_both_options_trains_exports_and_resumes(tmp_path):
     from sixtysix_env.cli import main as _cli_main

@@ -107,6 +107,19 @@ def test_config_errors_name_the_option(tmp_path, text, message):
     assert message in str(e.value)
 
 
+def test_cloning_workers_reach_the_shared_collector(tmp_path, monkeypatch):
+    """``bc_workers`` means on this backend what it means on SB3's: the one collector's."""
+    from sixtysix_training import bc
+
+    cfg = load_config(_write(tmp_path, "bc_teacher: heuristic\nbc_workers: 2\n"))
+    seen = {}
+    monkeypatch.setattr(bc, "collect", lambda *a, **kw: seen.update(kw))
+    bc.collect_for_run(cfg.train, cfg.train.bc_teacher)
+    assert cfg.train.bc_workers == 2 and seen["workers"] == 2
+    with pytest.raises(ConfigError, match="bc_workers"):
+        load_config(_write(tmp_path, "bc_workers: 0\n"))
+
+
 def test_options_listing_covers_both_groups():
     text = describe_options()
     assert "num_env_runners: integer = 0" in text

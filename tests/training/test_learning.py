@@ -166,7 +166,7 @@ def test_without_the_options_the_games_are_as_before():
 # -- the privileged critic -------------------------------------------------------------------
 
 
-def _model(privileged: bool, suit_augment: bool = False):
+def _model(privileged: bool, suit_augment: bool = False, **options):
     from sixtysix_training.config import config_from_dict
     from sixtysix_training.pool import OpponentPool
     from sixtysix_training.train import _new_model
@@ -180,10 +180,22 @@ def _model(privileged: bool, suit_augment: bool = False):
             "net_arch": [32, 16],
             "privileged_critic": privileged,
             "suit_augment": suit_augment,
+            **options,
         }
     )
     env = SelfPlayVecEnv.from_config(cfg, OpponentPool({"random": 1.0}))
     return _new_model(cfg, env), env
+
+
+def test_gae_lambda_reaches_the_learner():
+    """configs/fast.yaml's GAE lambda (docs/learning.md) is the one MaskablePPO's buffer uses."""
+    from sixtysix_training.config import config_from_dict, load_config
+
+    fast = load_config(os.path.join(ROOT, "configs", "fast.yaml"))
+    assert fast.gae_lambda == 0.5 and fast.privileged_critic
+    model, _ = _model(True, gae_lambda=0.5)
+    assert model.gae_lambda == 0.5 and model.rollout_buffer.gae_lambda == 0.5
+    assert config_from_dict({}).gae_lambda == 0.95  # every other config keeps the default
 
 
 def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():

@@ -120,6 +120,23 @@ def test_cloning_workers_reach_the_shared_collector(tmp_path, monkeypatch):
         load_config(_write(tmp_path, "bc_workers: 0\n"))
 
 
+def test_ppo_settings_are_the_shared_options_under_rllibs_names(tmp_path):
+    """The PPO settings (gae_lambda among them: configs/fast.yaml's 0.5) mean here what they
+    mean on the SB3 path, and RLlib's PPOConfig takes every one of them."""
+    _ray()
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from sixtysix_training.rllib.train import ppo_training_settings
+
+    text = "gae_lambda: 0.5\ngamma: 0.99\nent_coef: 0.02\nn_epochs: 3\nclip_range: 0.1\n"
+    settings = ppo_training_settings(load_config(_write(tmp_path, text)))
+    assert settings["lambda_"] == 0.5 and settings["gamma"] == 0.99
+    assert settings["entropy_coeff"] == 0.02 and settings["num_epochs"] == 3
+    assert settings["clip_param"] == 0.1
+    config = PPOConfig().training(**settings)
+    assert config.lambda_ == 0.5 and config.entropy_coeff == 0.02
+
+
 def test_options_listing_covers_both_groups():
     text = describe_options()
     assert "num_env_runners: integer = 0" in text

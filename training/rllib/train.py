@@ -159,6 +159,26 @@ def lr_setting(t: Any) -> Any:
     return [[0, t.learning_rate], [2 * t.total_timesteps, 0.0]]
 
 
+def ppo_training_settings(cfg: RLlibConfig) -> dict[str, Any]:
+    """``PPOConfig.training``'s keyword arguments: the shared options under RLlib's names
+    (the SB3 path's counterpart is :func:`sixtysix_training.train.ppo_settings`)."""
+    t = cfg.train
+    return {
+        "train_batch_size_per_learner": cfg.rllib.train_batch_size,
+        "minibatch_size": t.batch_size,
+        "num_epochs": t.n_epochs,
+        "lr": lr_setting(t),
+        "gamma": t.gamma,
+        "lambda_": t.gae_lambda,
+        "clip_param": t.clip_range,
+        "entropy_coeff": t.ent_coef,
+        "vf_loss_coeff": t.vf_coef,
+        "grad_clip": t.max_grad_norm,
+        "grad_clip_by": "global_norm",
+        "use_kl_loss": False,  # SB3's PPO has no KL penalty either
+    }
+
+
 def _lean_sampling(config_class) -> dict[str, Any]:
     """``episodes_to_numpy=False`` where this Ray has the setting.
 
@@ -202,7 +222,6 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     # The baselines-only table: what a runner plays before (or without) a push.
     base_pool = OpponentPool(t.baseline_weights, seed=t.seed)
     default_table = cumulative(league_table(base_pool, {}, o.self_weight))
-    lr = lr_setting(t)
     config = (
         PPOConfig()
         .environment(
@@ -235,20 +254,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
             policies_to_train=[LEARNER],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(
-            train_batch_size_per_learner=o.train_batch_size,
-            minibatch_size=t.batch_size,
-            num_epochs=t.n_epochs,
-            lr=lr,
-            gamma=t.gamma,
-            lambda_=t.gae_lambda,
-            clip_param=t.clip_range,
-            entropy_coeff=t.ent_coef,
-            vf_loss_coeff=t.vf_coef,
-            grad_clip=t.max_grad_norm,
-            grad_clip_by="global_norm",
-            use_kl_loss=False,  # SB3's PPO has no KL penalty either
-        )
+        .training(**ppo_training_settings(cfg))
         .callbacks(LeagueCallback)
         .debugging(seed=t.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=200)

@@ -32,7 +32,7 @@ from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 #: Hands a cloning worker plays per task (the data do not depend on it).
 _CHUNK = 100
 
-#: What a cloning worker process keeps between tasks: its agents and index maps.
+#: What a cloning worker process keeps between tasks: the setup it was given, its players.
 _WORKER: dict[str, Any] = {}
 
 
@@ -50,20 +50,21 @@ def _deal_all(hands: int, rules: str, seed: int, suit_augment: bool) -> list[tup
     return deals
 
 
-def _setup(teacher: str, opponent: str, privileged: bool) -> None:
+def _players(teacher: str, opponent: str, privileged: bool) -> dict[str, Any]:
+    """The agents that play the hands, and what recording them needs."""
     t = make_agent(teacher)
-    _WORKER.update(
-        teacher=t,
-        opponent=t if opponent == "teacher" else make_agent(opponent),
-        privileged=privileged,
-        renamer=SuitRenamer(False),  # its index maps only; the renamings come with the deals
-    )
+    return {
+        "teacher": t,
+        "opponent": t if opponent == "teacher" else make_agent(opponent),
+        "privileged": privileged,
+        "renamer": SuitRenamer(False),  # its index maps only; the renamings come with the deals
+    }
 
 
-def _play(deals: list[tuple]) -> tuple[list, list, list[int], list[float]]:
-    """Play ``deals`` with the worker's agents: the teacher's decisions as records."""
-    t, o = _WORKER["teacher"], _WORKER["opponent"]
-    renamer, privileged = _WORKER["renamer"], _WORKER["privileged"]
+def _play(players: dict[str, Any], deals: list[tuple]) -> tuple[list, list, list[int], list]:
+    """Play ``deals``: the teacher's decisions as (observations, masks, actions, returns)."""
+    t, o = players["teacher"], players["opponent"]
+    renamer, privileged = players["renamer"], players["privileged"]
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
@@ -93,13 +94,12 @@ def _play(deals: list[tuple]) -> tuple[list, list, list[int], list[float]]:
     return obs, masks, actions, returns
 
 
-def _play_task(task: tuple) -> tuple[list, list, list[int], list[float]]:
-    """A worker process's task: set up its agents on first use, then play the deals."""
+def _play_task(task: tuple) -> tuple[list, list, list[int], list]:
+    """A worker process's task: build its players on first use, then play the deals."""
     setup, deals = task
     if _WORKER.get("setup") != setup:
-        _setup(*setup)
-        _WORKER["setup"] = setup
-    return _play(deals)
+        _WORKER.update(setup=setup, players=_players(*setup))
+    return _play(_WORKER["players"], deals)
 
 
 def collect(
@@ -125,7 +125,7 @@ def collect(
     if workers < 1:
         raise ValueError(f"collect: workers must be at least 1 (got {workers})")
     setup = (teacher, opponent, privileged)
-    _setup(*setup)  # a bad agent name fails here, before any process starts
+    players = _players(*setup)  # a bad agent name fails here, before any process starts
     deals = _deal_all(hands, rules, seed, suit_augment)
     tasks = [(setup, deals[i : i + _CHUNK]) for i in range(0, hands, _CHUNK)]
     bar = progress_bar(hands, f"cloning data ({teacher})", "hand") if progress else None
@@ -150,7 +150,7 @@ def collect(
                 take(part, len(task[1]))
     else:
         for task in tasks:
-            take(_play(task[1]), len(task[1]))
+            take(_play(players, task[1]), len(task[1]))
     if bar is not None:
         bar.close()
     assert len(returns) == len(actions) == len(obs)

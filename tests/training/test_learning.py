@@ -286,7 +286,7 @@ def test_cloning_data_are_the_same_for_any_number_of_workers():
         bc.collect(*args, seed=4, workers=0)
 
 
-def test_cloning_workers_is_a_config_option_both_backends_pass_on(monkeypatch):
+def test_cloning_workers_is_a_config_option_the_collector_gets(monkeypatch):
     from sixtysix_training import bc
     from sixtysix_training.config import ConfigError, config_from_dict
 

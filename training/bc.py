@@ -27,7 +27,7 @@ from sixtysix_env.progress import progress_bar
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
-from .learning import PRIV_SIZE, SuitRenamer, privileged_features, with_derived
+from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 
 #: Hands a cloning worker plays per task (the data do not depend on it).
 _CHUNK = 100
@@ -166,7 +166,7 @@ def collect(
 def collect_for_run(cfg, player: str, progress: bool = False) -> dict[str, np.ndarray]:
     """:func:`collect` as a training config asks (``bc_hands`` hands against ``bc_opponent``,
     its rules, seed and learning options); both backends' warm starts use it."""
-    data = collect(
+    return collect(
         player,
         cfg.bc_opponent,
         cfg.bc_hands,
@@ -177,12 +177,6 @@ def collect_for_run(cfg, player: str, progress: bool = False) -> dict[str, np.nd
         privileged=cfg.privileged_critic,
         workers=cfg.bc_workers,
     )
-    if cfg.derived_features:
-        data["obs"] = with_derived(data["obs"])
-    if cfg.lookahead_tau > 0:  # the lookahead's move values: none in recorded play
-        pad = np.zeros((len(data["obs"]), NUM_ACTIONS + 1), np.float32)
-        data["obs"] = np.concatenate([data["obs"], pad], axis=1)
-    return data
 
 
 def accuracy(policy, obs, masks, actions) -> float:

@@ -106,25 +106,6 @@ class TrainConfig:
         "drawing order); the actor, and so the exported policy, sees only its information set.",
     )
 
-    derived_features: bool = _opt(
-        False,
-        "Feed the actor, after the observation, the derived features of "
-        "sixtysix_env.env.features (top cards, cards beating the lead, counts per suit, points): "
-        "a fixed function of the observation, computed again by the exported policy.",
-    )
-
-    lookahead_tau: float = _opt(
-        0.0,
-        "Temperature (game points) of the lookahead pass: after each PPO update the actor is "
-        "fitted to softmax(log pi + A/tau) over the legal moves, A from a one-move lookahead "
-        "of every legal move through the privileged critic. 0: off.",
-    )
-    lookahead_epochs: int = _opt(1, "Passes over the rollout of the lookahead fit.")
-    lookahead_rollout: str = _opt(
-        "", "'' values each move by the critic; 'policy' or 'heuristic' plays it out instead."
-    )
-    lookahead_fraction: float = _opt(1.0, "Share of the learner's decisions valued.")
-
     # -- opponents (self-play pool) -------------------------------------------
     baseline_weights: dict[str, float] = field(
         default_factory=lambda: {"random": 0.1, "heuristic": 0.4},
@@ -216,7 +197,7 @@ class TrainConfig:
 
 #: Options a resumed run cannot change, whatever the backend: the saved network was built
 #: with them.
-FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic", "derived_features")
+FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic")
 
 
 # -- field documentation ------------------------------------------------------------

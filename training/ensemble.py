@@ -84,12 +84,6 @@ def average_networks(
             f"the networks' symmetries differ ({', '.join(sorted(map(repr, symmetries)))}); "
             "members must share one"
         )
-    features = {n.features for n in nets}
-    if len(features) > 1:
-        raise ValueError(
-            f"the networks' input features differ ({', '.join(sorted(map(repr, features)))}); "
-            "members must read the same inputs"
-        )
     if weights is None:
         weights = [1.0] * len(nets)
     w = np.asarray(list(weights), dtype=np.float64)
@@ -124,7 +118,7 @@ def average_networks(
     if depth == 1:  # no hidden layer: the logits are linear, so average the layer itself
         wt = sum(wi * n.weights[0].astype(np.float64) for wi, n in zip(w, nets))
         bs = sum(wi * n.biases[0].astype(np.float64) for wi, n in zip(w, nets))
-        return PolicyNetwork([wt], [bs], first.activation, first.symmetry, first.features)
+        return PolicyNetwork([wt], [bs], first.activation, first.symmetry)
     out_w: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
     # First layer: the members side by side, reading the same input.
@@ -147,7 +141,7 @@ def average_networks(
         np.concatenate([wi * n.weights[-1].astype(np.float64) for wi, n in zip(w, nets)], axis=0)
     )
     out_b.append(sum(wi * n.biases[-1].astype(np.float64) for wi, n in zip(w, nets)))
-    return PolicyNetwork(out_w, out_b, first.activation, first.symmetry, first.features)
+    return PolicyNetwork(out_w, out_b, first.activation, first.symmetry)
 
 
 def _algorithm(n: int, symmetry: str | None) -> str:
@@ -234,9 +228,7 @@ def merge_policy_files(
                 raise ValueError(f"{p} is already averaged over {net.symmetry!r}, not {symmetry!r}")
     network = average_networks(nets, weights) if len(nets) > 1 else nets[0]
     if symmetry is not None:
-        network = PolicyNetwork(
-            network.weights, network.biases, network.activation, symmetry, network.features
-        )
+        network = PolicyNetwork(network.weights, network.biases, network.activation, symmetry)
     check_network(network, f"the ensemble of {len(paths)} policies")  # before evaluating it
     w = [1.0] * len(paths) if weights is None else list(weights)
     total = float(sum(w))

@@ -33,7 +33,6 @@ import numpy as np
 
 from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
 from sixtysix_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from sixtysix_env.env.features import derived_features
 from sixtysix_env.env.observation import OBS_SIZE, suit_relabelling
 
 #: The hidden-card features a privileged critic adds, each indexed by card id:
@@ -64,16 +63,6 @@ def privileged_features(state, seat: int) -> np.ndarray:
 
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
-
-
-def with_derived(x: np.ndarray) -> np.ndarray:
-    """A training observation with the derived features inserted after the information set.
-
-    ``x`` is ``OBS_SIZE`` entries, or more with the privileged features after
-    them; the result reads information set, derived features, hidden cards.
-    """
-    obs = x[..., :OBS_SIZE]
-    return np.concatenate([obs, derived_features(obs), x[..., OBS_SIZE:]], axis=-1)
 
 
 def _card_map(perm: tuple[int, ...], blocks: int) -> np.ndarray:

@@ -126,7 +126,6 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
     from gymnasium import spaces
 
     from sixtysix_env.actions import NUM_ACTIONS
-    from sixtysix_env.env.features import FEATURES_SIZE
     from sixtysix_env.env.observation import OBS_SIZE
 
     from .learning import PRIV_SIZE
@@ -135,17 +134,10 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
     kind = obs.get(":type:")
     if kind == "<class 'gymnasium.spaces.box.Box'>":
         shape = obs.get("_shape")
-        sizes = [
-            [OBS_SIZE + f + p + q]
-            for f in (0, FEATURES_SIZE)
-            for p in (0, PRIV_SIZE)
-            for q in (0, NUM_ACTIONS + 1)
-        ]
-        if shape not in sizes:
+        if shape not in ([OBS_SIZE], [OBS_SIZE + PRIV_SIZE]):
             raise ModelFileError(
                 f"{path}: observation shape {shape!r}; this version trains on "
-                f"{' or '.join(map(str, sizes))} (the information set, then the derived "
-                f"features ({FEATURES_SIZE}) and the hidden cards ({PRIV_SIZE}) where used)"
+                f"[{OBS_SIZE}] or [{OBS_SIZE + PRIV_SIZE}] (with the hidden cards)"
             )
         obs_space: Any = spaces.Box(0.0, 1.0, (shape[0],), np.float32)
         is_dict = False
@@ -169,14 +161,7 @@ def _policy_kwargs(kwargs: dict[str, Any], path: str) -> dict[str, Any]:
     """The policy's keyword arguments from the readable part of its record."""
     import torch
 
-    extra = set(kwargs) - {
-        ":type:",
-        ":serialized:",
-        "net_arch",
-        "activation_fn",
-        "actor_dim",
-        "critic_dim",
-    }
+    extra = set(kwargs) - {":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim"}
     if extra:
         raise ModelFileError(
             f"{path}: policy_kwargs has {sorted(extra)}, which this version never sets"
@@ -201,7 +186,6 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
         MaskableMultiInputActorCriticPolicy,
     )
 
-    from sixtysix_env.env.features import FEATURES_SIZE
     from sixtysix_env.env.observation import OBS_SIZE
 
     obs_space, act_space, is_dict = _spaces(data, path)
@@ -216,16 +200,12 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
     if module == "sixtysix_training.sb3_policy":
         from .sb3_policy import PrivilegedCriticPolicy
 
-        actor_dims = (OBS_SIZE, OBS_SIZE + FEATURES_SIZE)
-        if kwargs.get("actor_dim") not in actor_dims or is_dict:
+        if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
             raise ModelFileError(
-                f"{path}: a privileged critic's actor must read {OBS_SIZE} features "
-                f"({OBS_SIZE + FEATURES_SIZE} with the derived features)"
+                f"{path}: a privileged critic's actor must read {OBS_SIZE} features"
             )
         policy_class = PrivilegedCriticPolicy
-        policy_kwargs["actor_dim"] = kwargs["actor_dim"]
-        if "critic_dim" in kwargs:
-            policy_kwargs["critic_dim"] = int(kwargs["critic_dim"])
+        policy_kwargs["actor_dim"] = OBS_SIZE
     else:
         if "actor_dim" in kwargs:
             raise ModelFileError(f"{path}: actor_dim is set for a policy class that has none")

@@ -50,22 +50,7 @@ def network_from_policy(policy) -> PolicyNetwork:
     w, b = _linear(head)
     weights.append(w)
     biases.append(b)
-    return PolicyNetwork(weights, biases, activation or "relu", features=_features(weights[0]))
-
-
-def _features(first: np.ndarray) -> str | None:
-    """What the actor's first layer reads: the observation, or it and the derived features."""
-    from sixtysix_env.env.features import FEATURES_SIZE
-    from sixtysix_env.env.observation import OBS_SIZE
-
-    if first.shape[0] == OBS_SIZE:
-        return None
-    if first.shape[0] == OBS_SIZE + FEATURES_SIZE:
-        return "derived"
-    raise ExportError(
-        f"the actor reads {first.shape[0]} inputs; a policy reads {OBS_SIZE} (the observation) "
-        f"or {OBS_SIZE + FEATURES_SIZE} (with the derived features)"
-    )
+    return PolicyNetwork(weights, biases, activation or "relu")
 
 
 def policy_agent(model_or_policy, name: str = "learner", deterministic: bool = True) -> PolicyAgent:
@@ -86,11 +71,7 @@ def load_into_policy(policy, network: PolicyNetwork) -> None:
     from torch import nn
 
     have = network_from_policy(policy)
-    if (
-        have.layers != network.layers
-        or have.activation != network.activation
-        or have.features != network.features
-    ):
+    if have.layers != network.layers or have.activation != network.activation:
         raise ExportError(
             f"the policy file's network is {network.layers} {network.activation}, the model's "
             f"actor is {have.layers} {have.activation}; set net_arch and activation to match"

@@ -20,19 +20,12 @@ class PrivilegedMlpExtractor(nn.Module):
     """SB3's ``MlpExtractor`` whose actor reads the first ``actor_dim`` features only."""
 
     def __init__(
-        self,
-        feature_dim: int,
-        actor_dim: int,
-        net_arch: dict,
-        activation_fn: type[nn.Module],
-        critic_dim: int | None = None,
+        self, feature_dim: int, actor_dim: int, net_arch: dict, activation_fn: type[nn.Module]
     ) -> None:
         super().__init__()
         if not 0 < actor_dim <= feature_dim:
             raise ValueError(f"actor_dim {actor_dim} must be in 1..{feature_dim} (the features)")
         self.actor_dim = actor_dim
-        self.critic_dim = feature_dim if critic_dim is None else critic_dim
-        feature_dim = self.critic_dim
 
         def mlp(n_in: int, sizes: list[int]) -> tuple[nn.Sequential, int]:
             layers: list[nn.Module] = []
@@ -51,15 +44,14 @@ class PrivilegedMlpExtractor(nn.Module):
         return self.policy_net(features[..., : self.actor_dim])
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return self.value_net(features[..., : self.critic_dim])
+        return self.value_net(features)
 
 
 class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
     """A maskable actor-critic whose actor sees the information set, its critic everything."""
 
-    def __init__(self, *args, actor_dim: int, critic_dim: int | None = None, **kwargs) -> None:
+    def __init__(self, *args, actor_dim: int, **kwargs) -> None:
         self.actor_dim = int(actor_dim)  # read by _build_mlp_extractor inside __init__
-        self.critic_dim = critic_dim
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -67,12 +59,10 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
         if not isinstance(arch, dict):
             arch = {"pi": list(arch or []), "vf": list(arch or [])}
         self.mlp_extractor = PrivilegedMlpExtractor(
-            self.features_dim, self.actor_dim, arch, self.activation_fn, self.critic_dim
+            self.features_dim, self.actor_dim, arch, self.activation_fn
         ).to(self.device)
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
         data["actor_dim"] = self.actor_dim
-        if self.critic_dim is not None:
-            data["critic_dim"] = self.critic_dim
         return data

@@ -116,44 +116,12 @@ def _new_model(cfg: TrainConfig, env):
     }
     policy: Any = "MlpPolicy"
     if cfg.privileged_critic:
-        from sixtysix_env.env.features import FEATURES_SIZE
         from sixtysix_env.env.observation import OBS_SIZE
 
         from .sb3_policy import PrivilegedCriticPolicy
 
         policy = PrivilegedCriticPolicy
-        policy_kwargs["actor_dim"] = OBS_SIZE + (FEATURES_SIZE if cfg.derived_features else 0)
-    if cfg.lookahead_tau > 0:
-        from .lookahead import LookaheadPPO
-
-        if not cfg.privileged_critic:
-            raise ConfigError("lookahead_tau needs privileged_critic: true")
-        policy_kwargs["critic_dim"] = env.base_size
-        model = LookaheadPPO(
-            policy,
-            env,
-            **ppo_settings(cfg),
-            policy_kwargs=policy_kwargs,
-            seed=cfg.seed,
-            device="cpu",
-            verbose=0,
-        )
-        model.lookahead_tau = cfg.lookahead_tau
-        model.lookahead_epochs = cfg.lookahead_epochs
-        model.lookahead_rollout = cfg.lookahead_rollout
-        env.value_fn = model.critic_values
-        env.fraction = cfg.lookahead_fraction
-        if cfg.lookahead_rollout:
-            from sixtysix_env.agents import make_agent
-
-            from .numpy_policy import policy_agent
-
-            env.rollout_agent = (
-                make_agent("heuristic")
-                if cfg.lookahead_rollout == "heuristic"
-                else policy_agent(model, "rollout")
-            )
-        return model
+        policy_kwargs["actor_dim"] = OBS_SIZE
     return MaskablePPO(
         policy,
         env,

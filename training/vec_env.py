@@ -20,7 +20,6 @@ fifth of the rollout time here.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -30,12 +29,10 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.features import FEATURES_SIZE
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
+from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.single_agent import SixtySixEnv
-from sixtysix_env.view import player_view
 
-from .learning import PRIV_SIZE, SuitRenamer, privileged_features, with_derived
+from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 from .pool import OpponentPool
 
 
@@ -50,8 +47,6 @@ class SelfPlayVecEnv(VecEnv):
         suit_augment: bool = False,
         privileged_critic: bool = False,
         seed: int = 0,
-        derived: bool = False,
-        lookahead: bool = False,
     ) -> None:
         self.pool = pool
         # Strict: a masked learner never plays an illegal action, so one is a bug.
@@ -61,21 +56,11 @@ class SelfPlayVecEnv(VecEnv):
         ]
         self.privileged = bool(privileged_critic)
         self.renamer = SuitRenamer(suit_augment, seed)
-        self.derived = bool(derived)
-        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0) + (FEATURES_SIZE if derived else 0)
-        # lookahead: every legal move's value (renamed ids) after the observation
-        self.lookahead = bool(lookahead)
-        self.base_size = size
-        size += NUM_ACTIONS + 1 if lookahead else 0
-        self.fraction = 1.0
-        self.value_fn = None  # set by the trainer: learner observations -> critic values
-        self.rollout_agent = None  # if set, each move is played out to the hand's end
-        self._la_rng = random.Random(seed)
+        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
         obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         super().__init__(n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         self.buf_obs = np.zeros((n_envs, size), np.float32)
         self.buf_masks = np.zeros((n_envs, NUM_ACTIONS), bool)
-        self._legal = [np.zeros(0, np.int64)] * n_envs
         self.renaming = np.zeros(n_envs, np.int64)
         self.labels = [("", "")] * n_envs
         self.ep_return = np.zeros(n_envs, np.float64)
@@ -86,66 +71,19 @@ class SelfPlayVecEnv(VecEnv):
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> SelfPlayVecEnv:
         """The games a training config asks for (``TrainConfig``), learning options included."""
-        return cls(
-            cfg.n_envs,
-            pool,
-            cfg.rules,
-            cfg.suit_augment,
-            cfg.privileged_critic,
-            cfg.seed,
-            cfg.derived_features,
-            cfg.lookahead_tau > 0,
-        )
+        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
 
-    def _learner_obs(self, i: int, obs: dict, state=None) -> np.ndarray:
+    def _learner_obs(self, i: int, obs: dict) -> np.ndarray:
         """Game ``i``'s observation as the learner sees it (renamed; hidden cards appended)."""
         x = obs["observation"]
         if self.privileged:
             env = self.envs[i]
-            x = np.concatenate([x, privileged_features(env.state if state is None else state, env.seat)])
-        x = self.renamer.obs(x, self.renaming[i])
-        return with_derived(x) if self.derived else x
+            x = np.concatenate([x, privileged_features(env.state, env.seat)])
+        return self.renamer.obs(x, self.renaming[i])
 
     def _store(self, i: int, obs: dict) -> None:
-        self.buf_obs[i, : self.base_size] = self._learner_obs(i, obs)
+        self.buf_obs[i] = self._learner_obs(i, obs)
         self.buf_masks[i] = self.renamer.mask(obs["action_mask"], self.renaming[i])
-        if self.lookahead:
-            self._legal[i] = np.flatnonzero(obs["action_mask"])
-
-    def _fill_lookahead(self) -> None:
-        """Every game's legal moves played one move ahead (the opponent answering until the
-        learner is to act again): the hand's game points if it ends, else the critic's value."""
-        if not self.lookahead:
-            return
-        q = np.zeros((self.num_envs, NUM_ACTIONS + 1), np.float32)
-        rows, where = [], []
-        for i, env in enumerate(self.envs):
-            if len(self._legal[i]) < 2 or self._la_rng.random() >= self.fraction:
-                continue
-            q[i, NUM_ACTIONS] = 1.0
-            state, seat, k = env.state, env.seat, self.renaming[i]
-            for a in self._legal[i]:
-                s1 = state.apply(int(a))
-                while s1.result is None and (
-                    self.rollout_agent is not None or s1.current_player() != seat
-                ):
-                    p = s1.current_player()
-                    agent = env.opponent if p != seat else self.rollout_agent
-                    s1 = s1.apply(int(agent.act(player_view(s1, p), self._la_rng)))
-                b = int(self.renamer.renamed[k][a])
-                if s1.result is not None:
-                    q[i, b] = s1.returns()[seat]
-                else:
-                    ov = observe_view(player_view(s1, seat))
-                    rows.append(self._learner_obs(i, ov, s1))
-                    where.append((i, b))
-        if rows:
-            x = np.zeros((len(rows), self.buf_obs.shape[1]), np.float32)
-            x[:, : self.base_size] = np.stack(rows)
-            values = self.value_fn(x)
-            for (i, b), v in zip(where, values):
-                q[i, b] = v
-        self.buf_obs[:, self.base_size :] = q
 
     def _reset_one(self, i: int, seed: int | None = None) -> None:
         label, group, agent = self.pool.sample()
@@ -163,7 +101,6 @@ class SelfPlayVecEnv(VecEnv):
             self._reset_one(i, self._seeds[i])
         self._reset_seeds()
         self._reset_options()
-        self._fill_lookahead()
         return self.buf_obs.copy()
 
     def seed(self, seed: int | None = None):
@@ -193,7 +130,7 @@ class SelfPlayVecEnv(VecEnv):
                 label, group = self.labels[i]
                 infos.append(
                     {
-                        "terminal_observation": self._terminal_obs(i, obs),
+                        "terminal_observation": self._learner_obs(i, obs),
                         "episode": {
                             "r": float(self.ep_return[i]),
                             "l": int(self.ep_len[i]),
@@ -208,14 +145,7 @@ class SelfPlayVecEnv(VecEnv):
             else:
                 self._store(i, obs)
                 infos.append({})
-        self._fill_lookahead()
         return self.buf_obs.copy(), rewards, dones, infos
-
-    def _terminal_obs(self, i: int, obs: dict) -> np.ndarray:
-        x = self._learner_obs(i, obs)
-        if self.lookahead:
-            x = np.concatenate([x, np.zeros(NUM_ACTIONS + 1, np.float32)])
-        return x
 
     def action_masks(self) -> np.ndarray:
         return self.buf_masks.copy()

@@ -16,21 +16,18 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..env.features import FEATURES_SIZE
 from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
 from ..errors import SixtySixError
 from ..files import replaced
 from .agent import PolicyAgent
-from .network import ACTIVATIONS, FEATURES, SYMMETRIES, PolicyNetwork, logit_bound
+from .network import ACTIVATIONS, SYMMETRIES, PolicyNetwork, logit_bound
 
 FORMAT = "sixtysix-policy"
 #: The version written for a plain network; one with a symmetry is written as
 #: ``SYMMETRY_FORMAT_VERSION``, so that a loader that cannot apply it refuses the file.
 FORMAT_VERSION = 1
 SYMMETRY_FORMAT_VERSION = 2
-#: A network that reads derived features (``architecture.features``) is written as version 3.
-FEATURES_FORMAT_VERSION = 3
-FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION, FEATURES_FORMAT_VERSION)
+FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION)
 METADATA_KEY = "metadata"
 
 
@@ -80,13 +77,9 @@ def save_policy(
     }
     if network.symmetry is not None:
         architecture["symmetry"] = network.symmetry
-    version = FORMAT_VERSION if network.symmetry is None else SYMMETRY_FORMAT_VERSION
-    if network.features is not None:
-        architecture["features"] = network.features
-        version = FEATURES_FORMAT_VERSION
     record.update(
         format=FORMAT,
-        format_version=version,
+        format_version=FORMAT_VERSION if network.symmetry is None else SYMMETRY_FORMAT_VERSION,
         obs_version=OBS_VERSION,
         obs_size=OBS_SIZE,
         num_actions=NUM_ACTIONS,
@@ -95,7 +88,7 @@ def save_policy(
     )
     text = json.dumps(record, sort_keys=True, allow_nan=False)
     arrays[METADATA_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    _validate_shapes(network.weights, network.biases, str(path), network.n_inputs)
+    _validate_shapes(network.weights, network.biases, str(path))
     check_network(network, f"policy {os.fspath(path)!r}")  # nothing is written that would not load
     path = os.fspath(path)
     if not path.endswith(".npz"):
@@ -105,8 +98,8 @@ def save_policy(
     return record
 
 
-def _validate_shapes(weights, biases, where: str, n_inputs: int = OBS_SIZE) -> None:
-    n_in = n_inputs
+def _validate_shapes(weights, biases, where: str) -> None:
+    n_in = OBS_SIZE
     for i, (w, b) in enumerate(zip(weights, biases)):
         if w.ndim != 2 or w.shape[0] != n_in or b.shape != (w.shape[1],):
             raise PolicyFileError(
@@ -357,9 +350,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
     _check_metadata(meta, where)
     layers, activation = _architecture(meta, where)
     symmetry = _symmetry(meta, where)
-    features = _features(meta, where)
-    n_inputs = OBS_SIZE + (FEATURES_SIZE if features else 0)
-    weights, biases, arrays = _read_weights(zf, members, layers, where, n_inputs)
+    weights, biases, arrays = _read_weights(zf, members, layers, where)
     digest = _checksum(arrays)
     _require(
         digest == meta.get("sha256"),
@@ -367,7 +358,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         f"the weights do not match the checksum in its metadata (expected sha256 "
         f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
     )
-    network = PolicyNetwork(weights, biases, activation, symmetry, features)
+    network = PolicyNetwork(weights, biases, activation, symmetry)
     _check_finite_outputs(network, where)
     return network, meta
 
@@ -497,8 +488,6 @@ def _architecture(meta: dict[str, Any], where: str) -> tuple[list[list[int]], st
 def _symmetry(meta: dict[str, Any], where: str) -> str | None:
     """The architecture's symmetry: none in a version 1 file, one of SYMMETRIES in version 2."""
     arch = meta["architecture"]
-    if meta["format_version"] == FEATURES_FORMAT_VERSION and "symmetry" not in arch:
-        return None
     if meta["format_version"] == FORMAT_VERSION:
         _require(
             "symmetry" not in arch,
@@ -511,32 +500,10 @@ def _symmetry(meta: dict[str, Any], where: str) -> str | None:
     _require(
         type(symmetry) is str and symmetry in SYMMETRIES,
         where,
-        f"symmetry {symmetry!r}; a file of format version {meta['format_version']} declares "
+        f"symmetry {symmetry!r}; a file of format version {SYMMETRY_FORMAT_VERSION} declares "
         f"one of {', '.join(map(repr, SYMMETRIES))}",
     )
     return symmetry
-
-
-def _features(meta: dict[str, Any], where: str) -> str | None:
-    """The inputs the network computes from the observation: one of FEATURES in a version 3
-    file, none in the earlier versions."""
-    arch = meta["architecture"]
-    if meta["format_version"] != FEATURES_FORMAT_VERSION:
-        _require(
-            "features" not in arch,
-            where,
-            f"a file of format version {meta['format_version']} declares features; one with "
-            f"features is version {FEATURES_FORMAT_VERSION}",
-        )
-        return None
-    features = arch.get("features")
-    _require(
-        type(features) is str and features in FEATURES,
-        where,
-        f"features {features!r}; a file of format version {FEATURES_FORMAT_VERSION} declares "
-        f"one of {', '.join(map(repr, FEATURES))}",
-    )
-    return features
 
 
 def _read_weights(
@@ -544,7 +511,6 @@ def _read_weights(
     members: dict[str, zipfile.ZipInfo],
     layers: list[list[int]],
     where: str,
-    n_inputs: int = OBS_SIZE,
 ) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, np.ndarray]]:
     """(weights, biases, arrays by key): exactly the arrays the architecture lists, shapes
     chained, values finite."""
@@ -560,7 +526,6 @@ def _read_weights(
         [_Shape((a, b)) for a, b in layers],
         [_Shape((b,)) for _, b in layers],
         where,
-        n_inputs,
     )
     arrays: dict[str, np.ndarray] = {}
     weights, biases = [], []
@@ -574,7 +539,7 @@ def _read_weights(
             arrays[key] = a
         weights.append(arrays[kw])
         biases.append(arrays[kb])
-    _validate_shapes(weights, biases, where, n_inputs)
+    _validate_shapes(weights, biases, where)
     return weights, biases, arrays
 
 

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..actions import suit_relabelled_actions
-from ..env.features import FEATURES, FEATURES_SIZE, derived_features
-from ..env.observation import OBS_SIZE, suit_relabelling
+from ..env.observation import suit_relabelling
 
 ACTIVATIONS = ("tanh", "relu")
 #: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).
@@ -39,9 +38,6 @@ class PolicyNetwork:
 
     With ``symmetry="suits"`` the logits are the mean of the layers' logits
     over the 24 renamings of the suits (the module's docstring says why).
-    With ``features="derived"`` the first layer reads the observation followed
-    by its derived features (:mod:`sixtysix_env.env.features`), which the
-    network computes itself: it is still given the observation alone.
     """
 
     def __init__(
@@ -50,7 +46,6 @@ class PolicyNetwork:
         biases: Sequence[np.ndarray],
         activation: str,
         symmetry: str | None = None,
-        features: str | None = None,
     ) -> None:
         if activation not in ACTIVATIONS:
             raise ValueError(
@@ -61,13 +56,7 @@ class PolicyNetwork:
                 f"unknown symmetry {symmetry!r}; allowed: None (a plain network) or "
                 f"{', '.join(map(repr, SYMMETRIES))}"
             )
-        if features is not None and features not in FEATURES:
-            raise ValueError(
-                f"unknown features {features!r}; allowed: None (the observation alone) or "
-                f"{', '.join(map(repr, FEATURES))}"
-            )
         self.symmetry = symmetry
-        self.features = features
         if len(weights) != len(biases) or not weights:
             raise ValueError(
                 "a policy network needs one bias per weight matrix, and at least one layer"
@@ -75,11 +64,6 @@ class PolicyNetwork:
         self.weights = tuple(np.ascontiguousarray(w, dtype=np.float32) for w in weights)
         self.biases = tuple(np.ascontiguousarray(b, dtype=np.float32) for b in biases)
         self.activation = activation
-
-    @property
-    def n_inputs(self) -> int:
-        """What the first layer reads: the observation, and its derived features if used."""
-        return OBS_SIZE + (FEATURES_SIZE if self.features else 0)
 
     @property
     def hidden(self) -> list[int]:
@@ -109,8 +93,6 @@ class PolicyNetwork:
         """The layers' own logits, without the symmetry (the same as :meth:`logits` for a
         plain network)."""
         x = np.asarray(obs, dtype=np.float32)
-        if self.features is not None:
-            x = np.concatenate([x, derived_features(x)], axis=-1)
         last = len(self.weights) - 1
         relu = self.activation == "relu"
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):

@@ -189,6 +189,13 @@ class TrainConfig:
         "heuristic",
         "The best model is the one with the highest game points per hand against this opponent.",
     )
+    play_symmetry: str | None = _opt(
+        None,
+        "'suits': the policy this run evaluates, keeps as best and exports plays the mean of "
+        "the actor's logits over the 24 renamings of the suits (a policy file with a "
+        "symmetry: 24 forward passes per decision); training and the pool's snapshots are "
+        "unchanged. null: the actor as it is (one forward pass).",
+    )
     save_every: int = _opt(
         100_000,
         "Steps between saves of the latest model (resumable); it is also saved at the end.",
@@ -346,6 +353,7 @@ def read_yaml(stream: Any) -> Any:
 _CHOICES = {
     "lr_schedule": ("constant", "linear"),
     "activation": ("relu", "tanh"),
+    "play_symmetry": (None, "suits"),
 }
 _POSITIVE = (
     "total_timesteps",

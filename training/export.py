@@ -39,6 +39,7 @@ from .figures import (
     evaluate_at_export,
     export_lines,
 )
+from .lifecycle import played_network
 from .model_file import ModelFileError, load_model
 from .numpy_policy import ExportError, network_from_policy
 from .runs import (
@@ -107,6 +108,8 @@ def export_model(
         run_eval = read_json(os.path.join(model_dir, "eval.json"))
     model = load_model(model_path)
     network = network_from_policy(model.policy)
+    if cfg is not None:  # the run's policy as it evaluated it (option play_symmetry)
+        network = played_network(network, cfg.play_symmetry)
     rules = cfg.rules if cfg is not None else "altmisalti"
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {

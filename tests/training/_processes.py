@@ -39,3 +39,32 @@ def sigterm_after_evaluations(
         return "".join(lines) + proc.communicate(timeout=timeout)[0]
     finally:
         proc.kill()
+
+
+def check_exported_as_evaluated(run_dir: str, exported: str, symmetry: str | None) -> None:
+    """The file ``exported`` from ``run_dir`` is the policy the run evaluated (option
+    ``play_symmetry``): its network carries ``symmetry``, and played on the run's evaluation
+    deals it scores exactly the figures of the run's best evaluation, which the same
+    weights without the symmetry do not."""
+    import json
+    import os
+
+    from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy
+    from sixtysix_training.figures import evaluate_agent
+
+    net, meta = read_policy(exported)
+    assert net.symmetry == symmetry
+    cfg = meta["training"]["config"]
+    assert cfg["play_symmetry"] == symmetry
+    with open(os.path.join(run_dir, "best", "eval.json"), encoding="utf-8") as f:
+        record = json.load(f)["against"]
+    deals = {f["paired_deals"] for f in record.values()}.pop()
+
+    def scores(network):
+        agent = PolicyAgent(network, {"name": "learner"}, name="learner")
+        got = evaluate_agent(agent, list(record), deals, cfg["eval_seed"], cfg["rules"])
+        return {opp: f["gp_per_hand"] for opp, f in got.items()}
+
+    assert scores(net) == {opp: f["gp_per_hand"] for opp, f in record.items()}
+    other = PolicyNetwork(net.weights, net.biases, net.activation, None if symmetry else "suits")
+    assert scores(other) != scores(net), "these deals do not tell the two policies apart"

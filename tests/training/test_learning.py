@@ -298,6 +298,21 @@ def test_cloning_workers_is_a_config_option_the_collector_gets(monkeypatch):
         config_from_dict({"bc_workers": 0})
 
 
+def test_play_symmetry_is_what_the_run_evaluates_keeps_and_exports(tmp_path):
+    """``play_symmetry: suits``: the training evaluation plays the actor averaged over the
+    24 renamings, and the exported file is that policy (a file with a symmetry)."""
+    from _processes import check_exported_as_evaluated
+
+    from sixtysix_env.cli import main
+
+    run_dir = tmp_path / "run"
+    sets = ["total_timesteps=256", "eval_every=0", "eval_deals=20", "bc_hands=20"]
+    sets += ["play_symmetry=suits", "eval_opponents=[heuristic]"]
+    argv = ["train", "--config", "tiny", "--run-dir", str(run_dir)]
+    assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
+    check_exported_as_evaluated(str(run_dir), str(run_dir / "policy.npz"), "suits")
+
+
 @pytest.mark.slow
 def test_a_run_with_both_options_trains_exports_and_resumes(tmp_path):
     from sixtysix_env.cli import main as _cli_main

@@ -692,6 +692,8 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
         privileged_critic="true",
         bc_teacher="heuristic",
         bc_hands=40,
+        play_symmetry="suits",
+        eval_deals=50,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     run_dir = tmp_path / "runs" / "rllib-tiny"
@@ -700,6 +702,10 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     r = _cli(["export", str(run_dir), "-o", str(out)], str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert load_policy(str(out)).network.layers[0][0] == OBS_SIZE
+    # play_symmetry: the run evaluated the actor averaged over the renamings; so is the file
+    from _processes import check_exported_as_evaluated
+
+    check_exported_as_evaluated(str(run_dir), str(out), "suits")
 
 
 def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):

@@ -96,8 +96,12 @@ def export_model(
     eval_opponents: list[str] | None = None,
     eval_seed: int = 7,
     eval_workers: int = 1,
+    plain: bool = False,
 ) -> dict[str, Any]:
-    """Export ``model_path`` to ``out``; returns the metadata record written."""
+    """Export ``model_path`` to ``out``; returns the metadata record written.
+
+    A run's policy is written as the run evaluated it (its option ``play_symmetry``);
+    ``plain`` writes the actor alone (one forward pass per decision)."""
     cfg: TrainConfig | None = None
     summary: dict = {}
     run_eval: dict = {}
@@ -108,7 +112,7 @@ def export_model(
         run_eval = read_json(os.path.join(model_dir, "eval.json"))
     model = load_model(model_path)
     network = network_from_policy(model.policy)
-    if cfg is not None:  # the run's policy as it evaluated it (option play_symmetry)
+    if cfg is not None and not plain:  # as the run evaluated it (option play_symmetry)
         network = played_network(network, cfg.play_symmetry)
     rules = cfg.rules if cfg is not None else "altmisalti"
     name = name or os.path.splitext(os.path.basename(out))[0]
@@ -142,6 +146,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for a run folder: its best model (default) or its latest",
     )
     parser.add_argument("--name", help="name of the policy (default: the output file's stem)")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="write the actor alone (one forward pass per decision), not averaged over the "
+        "suit renamings as a run with play_symmetry evaluated it",
+    )
     add_export_evaluation_arguments(parser)
     parser.add_argument(
         "--no-eval-log",
@@ -170,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
             args.eval_opponents,
             args.eval_seed,
             args.workers,
+            args.plain,
         )
     except (FileNotFoundError, ExportError, ModelFileError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)

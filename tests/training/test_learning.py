@@ -311,6 +311,15 @@ def test_play_symmetry_is_what_the_run_evaluates_keeps_and_exports(tmp_path):
     argv = ["train", "--config", "tiny", "--run-dir", str(run_dir)]
     assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
     check_exported_as_evaluated(str(run_dir), str(run_dir / "policy.npz"), "suits")
+    # --plain: the same weights, one forward pass
+    from sixtysix_env.policy import read_policy
+
+    out = str(tmp_path / "plain.npz")
+    assert main(["export", str(run_dir), "-o", out, "--plain", "--eval-deals", "0"]) == 0
+    plain, sym = read_policy(out)[0], read_policy(str(run_dir / "policy.npz"))[0]
+    assert plain.symmetry is None
+    for a, b in zip(plain.weights + plain.biases, sym.weights + sym.biases):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.slow

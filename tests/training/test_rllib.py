@@ -706,6 +706,12 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     from _processes import check_exported_as_evaluated
 
     check_exported_as_evaluated(str(run_dir), str(out), "suits")
+    plain = tmp_path / "plain.npz"
+    args = ["export", str(run_dir), "-o", str(plain), "--plain", "--eval-deals", "0"]
+    r = _cli(args, str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    a, b = load_policy(str(plain)).network, load_policy(str(out)).network
+    assert a.symmetry is None and all(np.array_equal(x, y) for x, y in zip(a.weights, b.weights))
 
 
 def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):

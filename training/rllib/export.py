@@ -43,8 +43,12 @@ def export_run(
     eval_opponents: list[str] | None = None,
     eval_seed: int = 7,
     eval_workers: int = 1,
+    plain: bool = False,
 ) -> dict[str, Any]:
-    """Write ``out`` from the run's ``best`` (or ``latest``) policy; returns the metadata."""
+    """Write ``out`` from the run's ``best`` (or ``latest``) policy; returns the metadata.
+
+    The policy is written as the run evaluated it (its option ``play_symmetry``);
+    ``plain`` writes the actor alone."""
     src = os.path.join(run_dir, which, "policy.npz")
     if which == "best" and not os.path.exists(src):
         src = os.path.join(run_dir, "latest", "policy.npz")
@@ -53,7 +57,8 @@ def export_run(
     network, meta = read_policy(src)
     cfg = load_config(os.path.join(run_dir, "config.yaml"))
     t = cfg.train
-    network = played_network(network, t.play_symmetry)  # as the run evaluated it
+    if not plain:
+        network = played_network(network, t.play_symmetry)  # as the run evaluated it
     summary = read_json(os.path.join(run_dir, "summary.json"))
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {
@@ -104,6 +109,7 @@ def run(args) -> int:
             args.eval_opponents,
             args.eval_seed,
             args.workers,
+            getattr(args, "plain", False),
         )
     except (FileNotFoundError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)

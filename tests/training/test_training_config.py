@@ -52,7 +52,10 @@ def test_yaml_numbers_without_a_dot_are_numbers_everywhere(tmp_path):
         ("net_arch=[64, true]", "option 'net_arch' must be list of integer"),
         ("baseline_weights={1: 2}", "option 'baseline_weights' must be mapping of string to number"),
         ("target_kl=[1]", "option 'target_kl' must be number | null"),
-        ("play_symmetry=mirror", "option 'play_symmetry' got 'mirror'; allowed values: None, 'suits'"),
+        (
+            "play_symmetry=mirror",
+            "option 'play_symmetry' got 'mirror'; allowed values: None, 'suits'",
+        ),
     ],
 )
 def test_strict_types_no_bool_for_a_number(override, message):

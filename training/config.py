@@ -194,7 +194,8 @@ class TrainConfig:
         "'suits': the policy this run evaluates, keeps as best and exports plays the mean of "
         "the actor's logits over the 24 renamings of the suits (a policy file with a "
         "symmetry: 24 forward passes per decision); training and the pool's snapshots are "
-        "unchanged. null: the actor as it is (one forward pass).",
+        "unchanged. null: the actor as it is (one forward pass). Changed on --resume, it "
+        "changes what the best score measures: add --reset-best.",
     )
     save_every: int = _opt(
         100_000,
@@ -438,7 +439,7 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
         if getattr(cfg, key) not in allowed:
             raise ConfigError(
                 f"option {key!r} got {getattr(cfg, key)!r}; allowed values: "
-                + ", ".join(map(repr, allowed))
+                + ", ".join("null" if a is None else repr(a) for a in allowed)
             )
     if cfg.rules not in PRESETS:
         raise ConfigError(

@@ -54,7 +54,7 @@ def test_yaml_numbers_without_a_dot_are_numbers_everywhere(tmp_path):
         ("target_kl=[1]", "option 'target_kl' must be number | null"),
         (
             "play_symmetry=mirror",
-            "option 'play_symmetry' got 'mirror'; allowed values: None, 'suits'",
+            "option 'play_symmetry' got 'mirror'; allowed values: null, 'suits'",
         ),
     ],
 )

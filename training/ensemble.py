@@ -228,7 +228,7 @@ def merge_policy_files(
                 raise ValueError(f"{p} is already averaged over {net.symmetry!r}, not {symmetry!r}")
     network = average_networks(nets, weights) if len(nets) > 1 else nets[0]
     if symmetry is not None:
-        network = PolicyNetwork(network.weights, network.biases, network.activation, symmetry)
+        network = network.with_symmetry(symmetry)
     check_network(network, f"the ensemble of {len(paths)} policies")  # before evaluating it
     w = [1.0] * len(paths) if weights is None else list(weights)
     total = float(sum(w))

@@ -39,7 +39,6 @@ from .figures import (
     evaluate_at_export,
     export_lines,
 )
-from .lifecycle import played_network
 from .model_file import ModelFileError, load_model
 from .numpy_policy import ExportError, network_from_policy
 from .runs import (
@@ -113,7 +112,7 @@ def export_model(
     model = load_model(model_path)
     network = network_from_policy(model.policy)
     if cfg is not None and not plain:  # as the run evaluated it (option play_symmetry)
-        network = played_network(network, cfg.play_symmetry)
+        network = network.with_symmetry(cfg.play_symmetry)
     rules = cfg.rules if cfg is not None else "altmisalti"
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {

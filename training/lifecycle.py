@@ -28,14 +28,6 @@ from .pool import OpponentPool
 from .runs import log_evaluation, write_json
 
 
-def played_network(network: PolicyNetwork, symmetry: str | None) -> PolicyNetwork:
-    """The learner's actor as the run evaluates and exports it: with ``symmetry`` (the
-    option ``play_symmetry``) the same weights averaged over that symmetry's renamings."""
-    if symmetry is None:
-        return network
-    return PolicyNetwork(network.weights, network.biases, network.activation, symmetry)
-
-
 class Learner(Protocol):
     """What a training backend gives the run's lifecycle."""
 
@@ -146,7 +138,8 @@ class RunLifecycle:
         cfg = self.cfg
         steps = self.learner.steps()
         t0 = time.perf_counter()
-        network = played_network(self.learner.network(), cfg.play_symmetry)
+        # the actor as the run plays it (option play_symmetry)
+        network = self.learner.network().with_symmetry(cfg.play_symmetry)
         agent = PolicyAgent(network, {"name": "learner"}, name="learner")
         figures = evaluate_agent(
             agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed, cfg.rules, cfg.eval_workers

@@ -120,6 +120,10 @@ class PolicyNetwork:
     def n_parameters(self) -> int:
         return int(sum(w.size + b.size for w, b in zip(self.weights, self.biases)))
 
+    def with_symmetry(self, symmetry: str | None) -> PolicyNetwork:
+        """The same weights played averaged over ``symmetry`` (None: played plainly)."""
+        return PolicyNetwork(self.weights, self.biases, self.activation, symmetry)
+
 
 def logit_bound(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray]) -> float:
     """An upper bound of every |logit| over all observations in [0, 1]: each layer's

@@ -49,7 +49,7 @@ def check_exported_as_evaluated(run_dir: str, exported: str, symmetry: str | Non
     import json
     import os
 
-    from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy
+    from sixtysix_env.policy import PolicyAgent, read_policy
     from sixtysix_training.figures import evaluate_agent
 
     net, meta = read_policy(exported)
@@ -66,5 +66,5 @@ def check_exported_as_evaluated(run_dir: str, exported: str, symmetry: str | Non
         return {opp: f["gp_per_hand"] for opp, f in got.items()}
 
     assert scores(net) == {opp: f["gp_per_hand"] for opp, f in record.items()}
-    other = PolicyNetwork(net.weights, net.biases, net.activation, None if symmetry else "suits")
+    other = net.with_symmetry(None if symmetry else "suits")
     assert scores(other) != scores(net), "these deals do not tell the two policies apart"

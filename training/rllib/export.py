@@ -19,7 +19,6 @@ from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
 from ..figures import evaluate_at_export, export_lines
-from ..lifecycle import played_network
 from ..runs import copy_eval_log, read_json
 from .config import load_config
 
@@ -58,7 +57,7 @@ def export_run(
     cfg = load_config(os.path.join(run_dir, "config.yaml"))
     t = cfg.train
     if not plain:
-        network = played_network(network, t.play_symmetry)  # as the run evaluated it
+        network = network.with_symmetry(t.play_symmetry)  # as the run evaluated it
     summary = read_json(os.path.join(run_dir, "summary.json"))
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {

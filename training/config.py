@@ -105,6 +105,14 @@ class TrainConfig:
         "Let the value network also see the hidden cards (the opponent's hand, the stock in "
         "drawing order); the actor, and so the exported policy, sees only its information set.",
     )
+    actor_symmetry: str | None = _opt(
+        None,
+        "'suits': the actor's layers share their weights across the four suits (per-suit and "
+        "global channels; each hidden layer of net_arch gives a fifth of its units to each "
+        "suit and the rest to global ones), so its policy is the same under every renaming "
+        "of the suits by construction, in one forward pass. The exported file is an ordinary "
+        "policy (a dense network with tied weights). null: a plain actor.",
+    )
 
     # -- opponents (self-play pool) -------------------------------------------
     baseline_weights: dict[str, float] = field(
@@ -205,7 +213,7 @@ class TrainConfig:
 
 #: Options a resumed run cannot change, whatever the backend: the saved network was built
 #: with them.
-FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic")
+FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic", "actor_symmetry")
 
 
 # -- field documentation ------------------------------------------------------------
@@ -355,6 +363,7 @@ _CHOICES = {
     "lr_schedule": ("constant", "linear"),
     "activation": ("relu", "tanh"),
     "play_symmetry": (None, "suits"),
+    "actor_symmetry": (None, "suits"),
 }
 _POSITIVE = (
     "total_timesteps",
@@ -461,6 +470,18 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
     if not cfg.net_arch or any(n < 1 for n in cfg.net_arch):
         raise ConfigError(
             f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes"
+        )
+    if cfg.actor_symmetry is not None and any(n < 5 for n in cfg.net_arch):
+        raise ConfigError(
+            f"option 'net_arch' got {cfg.net_arch!r}; with actor_symmetry every hidden layer "
+            "needs at least 5 units (a fifth of them go to each suit)"
+        )
+    if cfg.actor_symmetry is not None and cfg.play_symmetry is not None:
+        raise ConfigError(
+            f"options 'actor_symmetry' ({cfg.actor_symmetry!r}) and 'play_symmetry' "
+            f"({cfg.play_symmetry!r}) are both set: an actor symmetric by construction "
+            "gives the same logits under every renaming, so averaging them changes nothing "
+            "and costs 24 forward passes; set play_symmetry to null"
         )
     if any(w < 0 for w in cfg.baseline_weights.values()):
         raise ConfigError(

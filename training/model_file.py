@@ -161,7 +161,9 @@ def _policy_kwargs(kwargs: dict[str, Any], path: str) -> dict[str, Any]:
     """The policy's keyword arguments from the readable part of its record."""
     import torch
 
-    extra = set(kwargs) - {":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim"}
+    extra = set(kwargs) - {
+        ":type:", ":serialized:", "net_arch", "activation_fn", "actor_dim", "actor_symmetry",
+    }  # fmt: skip
     if extra:
         raise ModelFileError(
             f"{path}: policy_kwargs has {sorted(extra)}, which this version never sets"
@@ -204,11 +206,22 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
             raise ModelFileError(
                 f"{path}: a privileged critic's actor must read {OBS_SIZE} features"
             )
+        from .equivariant import ACTOR_SYMMETRIES
+
         policy_class = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
+        symmetry = kwargs.get("actor_symmetry")
+        if symmetry is not None and symmetry not in ACTOR_SYMMETRIES:
+            raise ModelFileError(
+                f"{path}: actor_symmetry {symmetry!r}; this version builds "
+                f"{', '.join(map(repr, ACTOR_SYMMETRIES))} or none"
+            )
+        policy_kwargs["actor_symmetry"] = symmetry
     else:
-        if "actor_dim" in kwargs:
-            raise ModelFileError(f"{path}: actor_dim is set for a policy class that has none")
+        if "actor_dim" in kwargs or "actor_symmetry" in kwargs:
+            raise ModelFileError(
+                f"{path}: actor_dim or actor_symmetry is set for a policy class that has none"
+            )
         policy_class = MaskableMultiInputActorCriticPolicy if is_dict else MaskableActorCriticPolicy
     buffer = _readable(data, "rollout_buffer_class").get("__module__", _BUFFER_MODULE)
     if buffer != _BUFFER_MODULE:

@@ -1,4 +1,5 @@
-"""The SB3 policy of a run with a privileged critic (``privileged_critic: true``).
+"""The SB3 policy of a run with a privileged critic (``privileged_critic: true``) or a
+suit-symmetric actor (``actor_symmetry: suits``).
 
 The training observation is the information set (``OBS_SIZE`` entries)
 followed by the hidden cards (:data:`sixtysix_training.learning.PRIV_SIZE`).
@@ -7,6 +8,11 @@ one change: its actor reads only the first ``actor_dim`` entries, its critic
 all of them. The actor's layers are exactly a plain run's, so the export
 (``numpy_policy.network_from_policy``) and ``init_policy`` work unchanged,
 and an exported policy cannot depend on a hidden card.
+
+With ``actor_symmetry="suits"`` the actor's layers and its action head are
+:class:`~sixtysix_training.equivariant.SuitSymmetricLinear` layers (weights
+shared across the suits); the export reads their dense matrices, so the
+policy file is an ordinary one.
 """
 
 from __future__ import annotations
@@ -15,12 +21,21 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
+from sixtysix_env.env.observation import OBS_SIZE
+
+from .equivariant import ACTOR_SYMMETRIES, suit_symmetric_actor
+
 
 class PrivilegedMlpExtractor(nn.Module):
     """SB3's ``MlpExtractor`` whose actor reads the first ``actor_dim`` features only."""
 
     def __init__(
-        self, feature_dim: int, actor_dim: int, net_arch: dict, activation_fn: type[nn.Module]
+        self,
+        feature_dim: int,
+        actor_dim: int,
+        net_arch: dict,
+        activation_fn: type[nn.Module],
+        actor_symmetry: str | None = None,
     ) -> None:
         super().__init__()
         if not 0 < actor_dim <= feature_dim:
@@ -34,7 +49,19 @@ class PrivilegedMlpExtractor(nn.Module):
                 n_in = n
             return nn.Sequential(*layers), n_in
 
-        self.policy_net, self.latent_dim_pi = mlp(actor_dim, list(net_arch.get("pi", [])))
+        pi = list(net_arch.get("pi", []))
+        self.action_head: nn.Module | None = None
+        if actor_symmetry is None:
+            self.policy_net, self.latent_dim_pi = mlp(actor_dim, pi)
+        else:
+            if actor_symmetry not in ACTOR_SYMMETRIES or actor_dim != OBS_SIZE:
+                raise ValueError(
+                    f"actor_symmetry {actor_symmetry!r} with actor_dim {actor_dim}: a "
+                    f"symmetric actor is one of {ACTOR_SYMMETRIES} and reads the "
+                    f"{OBS_SIZE} observation entries"
+                )
+            self.policy_net, self.action_head = suit_symmetric_actor(pi, activation_fn)
+            self.latent_dim_pi = self.action_head.in_features
         self.value_net, self.latent_dim_vf = mlp(feature_dim, list(net_arch.get("vf", [])))
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -50,19 +77,34 @@ class PrivilegedMlpExtractor(nn.Module):
 class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
     """A maskable actor-critic whose actor sees the information set, its critic everything."""
 
-    def __init__(self, *args, actor_dim: int, **kwargs) -> None:
+    def __init__(self, *args, actor_dim: int, actor_symmetry: str | None = None, **kwargs) -> None:
         self.actor_dim = int(actor_dim)  # read by _build_mlp_extractor inside __init__
+        self.actor_symmetry = actor_symmetry
         super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        head = self.mlp_extractor.action_head
+        if head is not None:
+            # The symmetric head replaces SB3's Linear one (which the optimizer built
+            # above still lists): move it over and rebuild the optimizer on the
+            # parameters the policy now has.
+            self.mlp_extractor.action_head = None
+            self.action_net = head
+            self.optimizer = self.optimizer_class(
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+            )
 
     def _build_mlp_extractor(self) -> None:
         arch = self.net_arch
         if not isinstance(arch, dict):
             arch = {"pi": list(arch or []), "vf": list(arch or [])}
         self.mlp_extractor = PrivilegedMlpExtractor(
-            self.features_dim, self.actor_dim, arch, self.activation_fn
+            self.features_dim, self.actor_dim, arch, self.activation_fn, self.actor_symmetry
         ).to(self.device)
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
         data["actor_dim"] = self.actor_dim
+        data["actor_symmetry"] = self.actor_symmetry
         return data

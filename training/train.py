@@ -115,13 +115,14 @@ def _new_model(cfg: TrainConfig, env):
         "activation_fn": activation,
     }
     policy: Any = "MlpPolicy"
-    if cfg.privileged_critic:
+    if cfg.privileged_critic or cfg.actor_symmetry is not None:
         from sixtysix_env.env.observation import OBS_SIZE
 
         from .sb3_policy import PrivilegedCriticPolicy
 
         policy = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
+        policy_kwargs["actor_symmetry"] = cfg.actor_symmetry
     return MaskablePPO(
         policy,
         env,

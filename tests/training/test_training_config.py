@@ -56,6 +56,10 @@ def test_yaml_numbers_without_a_dot_are_numbers_everywhere(tmp_path):
             "play_symmetry=mirror",
             "option 'play_symmetry' got 'mirror'; allowed values: null, 'suits'",
         ),
+        (
+            "actor_symmetry=ranks",
+            "option 'actor_symmetry' got 'ranks'; allowed values: null, 'suits'",
+        ),
     ],
 )
 def test_strict_types_no_bool_for_a_number(override, message):

@@ -1,0 +1,204 @@
+"""Option ``actor_symmetry: suits``: an actor whose weights are shared across the suits.
+
+Checked against the renaming tables the environment already has: the layers'
+suit layout must move exactly as a renaming moves the observation and the
+actions, the actor's logits for a renamed position must be the renamed
+logits (for every one of the 24 renamings, on real positions), and the
+export must be an ordinary policy file that does the same with numpy alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
+)
+
+from test_learning import _model, _positions  # noqa: E402  (the same small models and hands)
+
+from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
+from sixtysix_env.env.observation import OBS_SIZE, encode_view, suit_relabelling
+from sixtysix_env.view import player_view
+
+PERMS = list(itertools.permutations(range(4)))
+
+
+def _observations(n_hands: int = 6, seed: int = 5) -> np.ndarray:
+    return np.stack([encode_view(player_view(s, p)) for s, p in _positions(n_hands, seed)])
+
+
+def _scramble(policy, seed: int = 0) -> None:
+    """Random shared blocks, large enough that every layer matters (a fresh head is near 0)."""
+    import torch as th
+
+    gen = th.Generator().manual_seed(seed)
+    with th.no_grad():
+        for m in policy.modules():
+            if hasattr(m, "weight_index"):
+                m.params.copy_(th.randn(m.params.shape, generator=gen) * 0.2)
+
+
+def _moves(layout: str, perm) -> list[tuple[int, int]]:
+    """(i, j): under the renaming, entry i of the original is entry j of the renamed vector."""
+    if layout == "observation":  # renamed[j] = original[src[j]]
+        return [(int(i), j) for j, i in enumerate(suit_relabelling(perm))]
+    return list(enumerate(suit_relabelled_actions(perm)))  # action a becomes action map[a]
+
+
+@pytest.mark.parametrize("layout", ["observation", "action"])
+def test_the_layouts_move_as_the_renamings_do(layout):
+    """Under a renaming each entry keeps its channel and its suit is renamed (a global entry
+    stays put). Every observation entry and action id is covered."""
+    from sixtysix_training.equivariant import action_layout, observation_layout
+
+    lay = {"observation": observation_layout, "action": action_layout}[layout]()
+    assert lay.size == {"observation": OBS_SIZE, "action": NUM_ACTIONS}[layout]
+    for perm in PERMS:
+        for i, j in _moves(layout, perm):
+            assert lay.channel[j] == lay.channel[i]
+            if lay.suit[i] < 0:
+                assert j == i and lay.suit[j] < 0
+            else:
+                assert lay.suit[j] == perm[lay.suit[i]]
+
+
+@pytest.mark.parametrize("privileged", [False, True])
+def test_the_actor_gives_the_renamed_logits_for_a_renamed_position(privileged):
+    import torch as th
+
+    model, _ = _model(privileged, actor_symmetry="suits", net_arch=[40, 24])
+    policy = model.policy
+    _scramble(policy)
+    obs = _observations()
+    extra = th.zeros((len(obs), policy.observation_space.shape[0] - OBS_SIZE))
+
+    def logits(x: np.ndarray) -> np.ndarray:
+        features = th.cat([th.as_tensor(x), extra], dim=1)
+        with th.no_grad():
+            latent = policy.mlp_extractor.forward_actor(features)
+            return policy.action_net(latent).numpy()
+
+    base = logits(obs)
+    assert np.ptp(base[:, :24], axis=1).min() > 1e-3  # the logits tell the cards apart
+    for perm in PERMS:
+        renamed = logits(obs[:, suit_relabelling(perm)])
+        back = renamed[:, np.array(suit_relabelled_actions(perm))]
+        np.testing.assert_allclose(back, base, atol=1e-4)
+    # A plain actor of the same sizes does not (so the check above can fail).
+    plain, _ = _model(privileged, net_arch=[40, 24])
+    with th.no_grad():
+        for p in plain.policy.parameters():
+            p.copy_(th.randn(p.shape) * 0.2)
+        x = th.cat([th.as_tensor(obs), extra], dim=1)
+        y = th.cat([th.as_tensor(obs[:, suit_relabelling(PERMS[5])]), extra], dim=1)
+        a = plain.policy.action_net(plain.policy.mlp_extractor.forward_actor(x)).numpy()
+        b = plain.policy.action_net(plain.policy.mlp_extractor.forward_actor(y)).numpy()
+    assert np.abs(b[:, np.array(suit_relabelled_actions(PERMS[5]))] - a).max() > 1e-2
+
+
+def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path):
+    import torch as th
+
+    from sixtysix_env.policy import read_policy, save_policy
+    from sixtysix_training.numpy_policy import network_from_policy
+
+    model, _ = _model(True, actor_symmetry="suits", net_arch=[40, 24])
+    _scramble(model.policy, seed=1)
+    network = network_from_policy(model.policy)
+    assert network.layers == [[OBS_SIZE, 40], [40, 24], [24, NUM_ACTIONS]]
+    path = str(tmp_path / "p.npz")
+    save_policy(path, network, {"name": "t"})
+    loaded, meta = read_policy(path)
+    assert meta["format_version"] == 1 and "symmetry" not in meta["architecture"]
+    obs = _observations()
+    features = th.cat([th.as_tensor(obs), th.zeros((len(obs), 48))], dim=1)
+    with th.no_grad():
+        torch_logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features))
+    np.testing.assert_allclose(loaded.logits(obs), torch_logits.numpy(), atol=1e-4)
+    for perm in PERMS:
+        back = loaded.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
+        np.testing.assert_allclose(back, loaded.logits(obs), atol=1e-4)
+
+
+def test_a_symmetric_file_loads_into_a_symmetric_actor_and_a_plain_one_is_refused():
+    from sixtysix_training.numpy_policy import (
+        ExportError,
+        load_into_policy,
+        network_from_policy,
+    )
+
+    source, _ = _model(False, actor_symmetry="suits", net_arch=[40, 24])
+    _scramble(source.policy, seed=2)
+    network = network_from_policy(source.policy)
+    target, _ = _model(False, actor_symmetry="suits", net_arch=[40, 24])
+    load_into_policy(target.policy, network)
+    obs = _observations(2)
+    np.testing.assert_allclose(
+        network_from_policy(target.policy).logits(obs), network.logits(obs), atol=1e-5
+    )
+    plain, _ = _model(False, net_arch=[40, 24])
+    before = [p.detach().clone() for p in target.policy.parameters()]
+    with pytest.raises(ExportError, match="actor_symmetry"):
+        load_into_policy(target.policy, network_from_policy(plain.policy))
+    for p, q in zip(target.policy.parameters(), before):  # nothing was copied
+        assert bool((p == q).all())
+
+
+def test_the_saved_model_loads_with_its_symmetric_actor(tmp_path):
+    from sixtysix_training.model_file import load_model
+    from sixtysix_training.numpy_policy import network_from_policy
+
+    model, _ = _model(True, actor_symmetry="suits", net_arch=[40, 24])
+    _scramble(model.policy, seed=3)
+    path = str(tmp_path / "model.zip")
+    model.save(path)
+    loaded = load_model(path)
+    assert loaded.policy.actor_symmetry == "suits"
+    obs = _observations(2)
+    np.testing.assert_array_equal(
+        network_from_policy(loaded.policy).logits(obs), network_from_policy(model.policy).logits(obs)
+    )
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["actor_symmetry=suits", "play_symmetry=suits"], "set play_symmetry to null"),
+        (["actor_symmetry=suits", "net_arch=[64, 4]"], "at least 5 units"),
+    ],
+)
+def test_settings_that_do_not_go_with_the_option_are_refused(overrides, message):
+    from sixtysix_training.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_a_run_with_the_option_trains_exports_and_resumes(tmp_path):
+    import json
+
+    from sixtysix_env.cli import main
+    from sixtysix_env.policy import read_policy
+
+    run = tmp_path / "run"
+    sets = ["total_timesteps=256", "eval_every=0", "eval_deals=10", "bc_hands=20"]
+    sets += ["actor_symmetry=suits", "privileged_critic=true", "suit_augment=true"]
+    argv = ["train", "--config", "tiny", "--run-dir", str(run)]
+    assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
+    network, meta = read_policy(str(run / "policy.npz"))
+    assert meta["format_version"] == 1
+    obs = _observations(2)
+    perm = PERMS[7]
+    back = network.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
+    np.testing.assert_allclose(back, network.logits(obs), atol=1e-4)
+    assert "actor_symmetry: suits" in (run / "config.yaml").read_text()
+    assert main(["train", "--resume", str(run), "--set", "actor_symmetry=null"]) == 2
+    assert main(["train", "--resume", str(run), "--set", "total_timesteps=512"]) == 0
+    assert json.loads((run / "latest" / "state.json").read_text())["steps"] == 512
+    assert os.path.exists(run / "policy.npz")

@@ -208,3 +208,27 @@ def suit_symmetric_actor(
     # SB3 starts its action head at gain 0.01 (near-uniform first policy); so does this one.
     head = SuitSymmetricLinear(inp, action_layout(), gain=0.01)
     return nn.Sequential(*layers), head
+
+
+def dense_layers(
+    params: list[np.ndarray], hidden: list[int]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight ``(in, out)``, bias) of each layer of :func:`suit_symmetric_actor`'s
+    actor from its layers' parameter vectors (as a state dict holds them), in numpy."""
+    layouts = [observation_layout(), *(hidden_layout(int(w)) for w in hidden), action_layout()]
+    if len(params) != len(layouts) - 1:
+        raise ValueError(
+            f"{len(params)} suit-symmetric layers for {len(hidden)} hidden layers; expected "
+            f"{len(layouts) - 1}"
+        )
+    out = []
+    for p, inp, outp in zip(params, layouts, layouts[1:]):
+        weight_index, bias_index, _ = _tying(inp, outp)
+        p = np.asarray(p, dtype=np.float32)
+        if p.shape != (int(bias_index.max()) + 1,):
+            raise ValueError(
+                f"a suit-symmetric layer {inp.size} -> {outp.size} has "
+                f"{int(bias_index.max()) + 1} parameters, got an array of shape {p.shape}"
+            )
+        out.append((p[weight_index], p[bias_index]))
+    return out

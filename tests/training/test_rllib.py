@@ -676,6 +676,99 @@ def test_privileged_learner_module_actor_ignores_hidden_cards():
     np.testing.assert_allclose(net.logits(obs)[legal], la[legal], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("privileged", [False, True])
+def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privileged):
+    """actor_symmetry: suits on this backend: the learner's logits for a renamed position are
+    the renamed logits, a hidden card changes nothing, and the export is its actor."""
+    _ray()
+    import itertools
+
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from sixtysix_env.actions import suit_relabelled_actions
+    from sixtysix_env.env.observation import OBS_SIZE, suit_relabelling
+    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.rllib.config import config_from_dict
+    from sixtysix_training.rllib.modules import SuitSymmetricLearnerModule
+    from sixtysix_training.rllib.train import learner_spec
+    from sixtysix_training.rllib.weights import network_from_state
+
+    cfg = config_from_dict(
+        {"net_arch": [40, 24], "privileged_critic": privileged, "actor_symmetry": "suits"}
+    )
+    module = learner_spec(cfg, standalone=True).build()
+    assert isinstance(module, SuitSymmetricLearnerModule)
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():  # blocks large enough that every layer matters
+        for name, p in module.named_parameters():
+            if name.endswith("params"):
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.2)
+    obs, masks = _some_observations(60)
+    rng = np.random.default_rng(1)
+    n_priv = PRIV_SIZE if privileged else 0
+
+    def logits(x):
+        x = np.concatenate([x, rng.integers(0, 2, (len(x), n_priv)).astype(np.float32)], 1)
+        batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(x), MASK_KEY: torch.ones(len(x), 34)}}
+        with torch.no_grad():
+            module.compute_values(batch)
+            return module.forward_train(batch)[Columns.ACTION_DIST_INPUTS].numpy()
+
+    base = logits(obs)
+    np.testing.assert_array_equal(base, logits(obs))  # other hidden cards: the same logits
+    for perm in itertools.permutations(range(4)):
+        renamed = logits(obs[:, suit_relabelling(perm)])
+        np.testing.assert_allclose(
+            renamed[:, list(suit_relabelled_actions(perm))], base, atol=1e-4
+        )
+    net = network_from_state(module.get_state(), "relu", [40, 24])
+    assert net.layers == [[OBS_SIZE, 40], [40, 24], [24, 34]]
+    np.testing.assert_allclose(net.logits(obs), base, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="net_arch"):
+        network_from_state(module.get_state(), "relu")
+
+
+@pytest.mark.slow
+def test_a_run_with_a_suit_symmetric_actor_trains_and_exports(tmp_path):
+    _ray()
+    import itertools
+
+    from sixtysix_env.actions import suit_relabelled_actions
+    from sixtysix_env.env.observation import suit_relabelling
+    from sixtysix_env.policy import load_policy
+
+    r = _train_tiny(
+        str(tmp_path),
+        total_timesteps=4000,
+        eval_every=0,
+        snapshot_every=4000,
+        num_cpus=2,
+        privileged_critic="true",
+        actor_symmetry="suits",
+        bc_teacher="heuristic",
+        bc_hands=40,
+        eval_deals=50,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    run_dir = tmp_path / "runs" / "rllib-tiny"
+    assert "actor_symmetry: suits" in (run_dir / "config.yaml").read_text()
+    out = tmp_path / "p.npz"
+    r = _cli(["export", str(run_dir), "-o", str(out), "--eval-deals", "0"], str(tmp_path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    net = load_policy(str(out)).network
+    assert net.symmetry is None
+    obs, _ = _some_observations(30)
+    for perm in itertools.permutations(range(4)):
+        back = net.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
+        np.testing.assert_allclose(back, net.logits(obs), atol=1e-4)
+    # the run's evaluation played this actor: the file scores its best evaluation exactly
+    # (averaging it over the renamings would play the same policy, so that is not compared)
+    from _processes import check_exported_as_evaluated
+
+    check_exported_as_evaluated(str(run_dir), str(out), None, other_differs=False)
+
+
 @pytest.mark.slow
 def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     _ray()

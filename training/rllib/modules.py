@@ -1,4 +1,4 @@
-"""RLModules of the league's opponents (never trained) and of a privileged learner.
+"""RLModules of the league's opponents (never trained) and of the learner's variants.
 
 One class covers the three kinds, told apart by the module id:
 
@@ -97,6 +97,42 @@ class PrivilegedLearnerModule(ActionMaskingTorchRLModule):
 
 class _InformationSetEncoder(TorchMLPEncoder):
     """An MLP encoder over the first ``OBS_SIZE`` entries of the observation."""
+
+    def _forward(self, inputs: dict, **kwargs) -> dict:
+        return {ENCODER_OUT: self.net(inputs[Columns.OBS][..., :OBS_SIZE])}
+
+
+class SuitSymmetricLearnerModule(ActionMaskingTorchRLModule):
+    """RLlib's action-masking PPO module with the actor of ``actor_symmetry: suits``.
+
+    The actor's encoder and its ``pi`` head are the layers of
+    :func:`sixtysix_training.equivariant.suit_symmetric_actor` (weights shared
+    across the suits), reading the first ``OBS_SIZE`` entries of the
+    observation, so with ``privileged_critic`` too the actor sees only the
+    information set while the critic's encoder reads everything. The export
+    (:func:`.weights.network_from_state`) gathers their dense matrices.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        from ..equivariant import suit_symmetric_actor
+
+        config = self.model_config or {}
+        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config["fcnet_activation"]]
+        body, head = suit_symmetric_actor(list(config["fcnet_hiddens"]), activation)
+        old = self.encoder.actor_encoder
+        self.encoder.actor_encoder = _SuitSymmetricEncoder(
+            dataclasses.replace(old.config, input_dims=[OBS_SIZE]), body
+        )
+        self.pi = head
+
+
+class _SuitSymmetricEncoder(TorchMLPEncoder):
+    """The suit-symmetric hidden layers over the first ``OBS_SIZE`` entries of the observation."""
+
+    def __init__(self, config, body: torch.nn.Sequential) -> None:
+        super().__init__(config)
+        self.net = body
 
     def _forward(self, inputs: dict, **kwargs) -> dict:
         return {ENCODER_OUT: self.net(inputs[Columns.OBS][..., :OBS_SIZE])}

@@ -124,7 +124,7 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
     )
 
     from .league import training_aec_env
-    from .modules import PrivilegedLearnerModule
+    from .modules import PrivilegedLearnerModule, SuitSymmetricLearnerModule
 
     t = cfg.train
     extra = {}
@@ -135,7 +135,13 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
             "action_space": spaces.Discrete(env.action_space(env.possible_agents[0]).n),
         }
     return RLModuleSpec(
-        module_class=PrivilegedLearnerModule if t.privileged_critic else ActionMaskingTorchRLModule,
+        module_class=(
+            SuitSymmetricLearnerModule
+            if t.actor_symmetry is not None  # its actor reads the information set too
+            else PrivilegedLearnerModule
+            if t.privileged_critic
+            else ActionMaskingTorchRLModule
+        ),
         model_config=DefaultModelConfig(
             fcnet_hiddens=list(t.net_arch),
             fcnet_activation=t.activation,
@@ -415,7 +421,7 @@ class Run:
         from .weights import network_from_state
 
         state = self.algo.learner_group.get_weights([LEARNER])[LEARNER]
-        return network_from_state(state, self.cfg.train.activation)
+        return network_from_state(state, self.cfg.train.activation, list(self.cfg.train.net_arch))
 
     def added_snapshot(self, label: str, network) -> None:
         """Give the new snapshot a free league slot (one no snapshot still in the pool

@@ -45,10 +45,35 @@ def _numpy(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def network_from_state(state: Mapping[str, Any], activation: str) -> PolicyNetwork:
-    """The actor of a PPO RLModule's state dict (``module.get_state()``) as a numpy network."""
-    encoder = _linear_layers(state, "encoder.actor_encoder.net.mlp.")
-    head = _linear_layers(state, "pi.net.mlp.")
+def _suit_symmetric_layers(
+    state: Mapping[str, Any], hidden: list[int] | None
+) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """The dense layers of a suit-symmetric actor (``actor_symmetry: suits``), or None for
+    an RLlib MLP actor."""
+    if "pi.params" not in state:
+        return None
+    from ..equivariant import dense_layers
+
+    keys = sorted(
+        (k for k in state if re.fullmatch(r"encoder\.actor_encoder\.net\.\d+\.params", k)),
+        key=lambda k: int(k.split(".")[3]),
+    )
+    if hidden is None:
+        raise ValueError("a suit-symmetric actor's export needs its hidden layer sizes (net_arch)")
+    params = [_numpy(state[k]) for k in keys] + [_numpy(state["pi.params"])]
+    return [(w.T, b) for w, b in dense_layers(params, hidden)]
+
+
+def network_from_state(
+    state: Mapping[str, Any], activation: str, hidden: list[int] | None = None
+) -> PolicyNetwork:
+    """The actor of a PPO RLModule's state dict (``module.get_state()``) as a numpy network.
+
+    ``hidden`` (the run's ``net_arch``) is needed for a suit-symmetric actor, whose
+    state holds its shared blocks rather than its matrices."""
+    symmetric = _suit_symmetric_layers(state, hidden)
+    encoder = symmetric[:-1] if symmetric else _linear_layers(state, "encoder.actor_encoder.net.mlp.")
+    head = symmetric[-1:] if symmetric else _linear_layers(state, "pi.net.mlp.")
     if not encoder:
         raise ValueError(
             "no actor encoder layers (encoder.actor_encoder.net.mlp.*) in the module state; "

@@ -60,12 +60,11 @@ def test_the_layouts_move_as_the_renamings_do(layout):
     lay = {"observation": observation_layout, "action": action_layout}[layout]()
     assert lay.size == {"observation": OBS_SIZE, "action": NUM_ACTIONS}[layout]
     for perm in PERMS:
-        for i, j in _moves(layout, perm):
-            assert lay.channel[j] == lay.channel[i]
-            if lay.suit[i] < 0:
-                assert j == i and lay.suit[j] < 0
-            else:
-                assert lay.suit[j] == perm[lay.suit[i]]
+        i, j = np.array(_moves(layout, perm)).T
+        np.testing.assert_array_equal(lay.channel[j], lay.channel[i])
+        suits = np.array([*perm, -1])  # a global entry (suit -1) keeps suit -1 ...
+        np.testing.assert_array_equal(lay.suit[j], suits[lay.suit[i]])
+        np.testing.assert_array_equal(j[lay.suit[i] < 0], i[lay.suit[i] < 0])  # ... and its place
 
 
 @pytest.mark.parametrize("privileged", [False, True])

@@ -1,4 +1,5 @@
-"""Helpers for tests that run training commands: signalling them, and what a run folder holds."""
+"""Helpers for the training tests: signalling training commands, what a run folder holds,
+and the check that a network renames its logits with the suits."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+
+import numpy as np
 
 #: What every training run's folder holds, whichever the backend.
 RUN_FOLDER = (
@@ -72,3 +75,18 @@ def check_exported_as_evaluated(
         return
     other = net.with_symmetry(None if symmetry else "suits")
     assert scores(other) != scores(net), "these deals do not tell the two policies apart"
+
+
+def check_renames_with_the_suits(
+    logits: Callable[[np.ndarray], np.ndarray], obs: np.ndarray, atol: float = 1e-4
+) -> np.ndarray:
+    """For every one of the 24 renamings of the suits, ``logits`` of the renamed positions,
+    read back through the renaming's action map, are ``logits(obs)`` (an actor that cannot
+    tell the suits apart); returns ``logits(obs)``."""
+    from sixtysix_env.policy.network import _suit_tables
+
+    obs_maps, action_maps = _suit_tables()  # the environment's own tables, identity first
+    base = logits(obs)
+    for obs_map, action_map in zip(obs_maps, action_maps):
+        np.testing.assert_allclose(logits(obs[:, obs_map])[:, action_map], base, atol=atol)
+    return base

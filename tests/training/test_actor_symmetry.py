@@ -20,6 +20,7 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
 )
 
+from _processes import check_renames_with_the_suits  # noqa: E402
 from test_learning import _model, _positions  # noqa: E402  (the same small models and hands)
 
 from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
@@ -83,12 +84,8 @@ def test_the_actor_gives_the_renamed_logits_for_a_renamed_position(privileged):
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).numpy()
 
-    base = logits(obs)
+    base = check_renames_with_the_suits(logits, obs)
     assert np.ptp(base[:, :24], axis=1).min() > 1e-3  # the logits tell the cards apart
-    for perm in PERMS:
-        renamed = logits(obs[:, suit_relabelling(perm)])
-        back = renamed[:, np.array(suit_relabelled_actions(perm))]
-        np.testing.assert_allclose(back, base, atol=1e-4)
     # A plain actor of the same sizes does not (so the check above can fail).
     plain, _ = _model(privileged, net_arch=[40, 24])
     with th.no_grad():
@@ -120,9 +117,7 @@ def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path)
     with th.no_grad():
         torch_logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features))
     np.testing.assert_allclose(loaded.logits(obs), torch_logits.numpy(), atol=1e-4)
-    for perm in PERMS:
-        back = loaded.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
-        np.testing.assert_allclose(back, loaded.logits(obs), atol=1e-4)
+    check_renames_with_the_suits(loaded.logits, obs)
 
 
 def test_a_symmetric_file_loads_into_a_symmetric_actor_and_a_plain_one_is_refused():
@@ -192,10 +187,7 @@ def test_a_run_with_the_option_trains_exports_and_resumes(tmp_path):
     assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
     network, meta = read_policy(str(run / "policy.npz"))
     assert meta["format_version"] == 1
-    obs = _observations(2)
-    perm = PERMS[7]
-    back = network.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
-    np.testing.assert_allclose(back, network.logits(obs), atol=1e-4)
+    check_renames_with_the_suits(network.logits, _observations(2))
     assert "actor_symmetry: suits" in (run / "config.yaml").read_text()
     assert main(["train", "--resume", str(run), "--set", "actor_symmetry=null"]) == 2
     assert main(["train", "--resume", str(run), "--set", "total_timesteps=512"]) == 0

@@ -681,13 +681,11 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
     """actor_symmetry: suits on this backend: the learner's logits for a renamed position are
     the renamed logits, a hidden card changes nothing, and the export is its actor."""
     _ray()
-    import itertools
-
     import torch
+    from _processes import check_renames_with_the_suits
     from ray.rllib.core.columns import Columns
 
-    from sixtysix_env.actions import suit_relabelled_actions
-    from sixtysix_env.env.observation import OBS_SIZE, suit_relabelling
+    from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.modules import SuitSymmetricLearnerModule
@@ -715,13 +713,8 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
             module.compute_values(batch)
             return module.forward_train(batch)[Columns.ACTION_DIST_INPUTS].numpy()
 
-    base = logits(obs)
+    base = check_renames_with_the_suits(logits, obs)
     np.testing.assert_array_equal(base, logits(obs))  # other hidden cards: the same logits
-    for perm in itertools.permutations(range(4)):
-        renamed = logits(obs[:, suit_relabelling(perm)])
-        np.testing.assert_allclose(
-            renamed[:, list(suit_relabelled_actions(perm))], base, atol=1e-4
-        )
     net = network_from_state(module.get_state(), "relu", [40, 24])
     assert net.layers == [[OBS_SIZE, 40], [40, 24], [24, 34]]
     np.testing.assert_allclose(net.logits(obs), base, rtol=1e-5, atol=1e-5)
@@ -729,81 +722,68 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
         network_from_state(module.get_state(), "relu")
 
 
-@pytest.mark.slow
-def test_a_run_with_a_suit_symmetric_actor_trains_and_exports(tmp_path):
-    _ray()
-    import itertools
-
-    from sixtysix_env.actions import suit_relabelled_actions
-    from sixtysix_env.env.observation import suit_relabelling
-    from sixtysix_env.policy import load_policy
-
+def _train_short_and_export(tmp_path, export_args=(), **options) -> tuple[str, str]:
+    """A short run of the tiny config (4,000 steps after cloning 40 heuristic hands, one
+    50-deal evaluation at the end) with ``options`` on, then ``sixtysix export`` of it;
+    (run folder, exported file)."""
     r = _train_tiny(
         str(tmp_path),
         total_timesteps=4000,
         eval_every=0,
         snapshot_every=4000,
         num_cpus=2,
-        privileged_critic="true",
-        actor_symmetry="suits",
         bc_teacher="heuristic",
         bc_hands=40,
         eval_deals=50,
+        **options,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     run_dir = tmp_path / "runs" / "rllib-tiny"
-    assert "actor_symmetry: suits" in (run_dir / "config.yaml").read_text()
+    for key, value in options.items():
+        assert f"{key}: {value}" in (run_dir / "config.yaml").read_text()
     out = tmp_path / "p.npz"
-    r = _cli(["export", str(run_dir), "-o", str(out), "--eval-deals", "0"], str(tmp_path))
+    r = _cli(["export", str(run_dir), "-o", str(out), *export_args], str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    net = load_policy(str(out)).network
+    return str(run_dir), str(out)
+
+
+@pytest.mark.slow
+def test_a_run_with_a_suit_symmetric_actor_trains_and_exports(tmp_path):
+    _ray()
+    from _processes import check_exported_as_evaluated, check_renames_with_the_suits
+
+    from sixtysix_env.policy import load_policy
+
+    run_dir, out = _train_short_and_export(
+        tmp_path, ["--eval-deals", "0"], privileged_critic="true", actor_symmetry="suits"
+    )
+    net = load_policy(out).network
     assert net.symmetry is None
-    obs, _ = _some_observations(30)
-    for perm in itertools.permutations(range(4)):
-        back = net.logits(obs[:, suit_relabelling(perm)])[:, list(suit_relabelled_actions(perm))]
-        np.testing.assert_allclose(back, net.logits(obs), atol=1e-4)
+    check_renames_with_the_suits(net.logits, _some_observations(30)[0])
     # the run's evaluation played this actor: the file scores its best evaluation exactly
     # (averaging it over the renamings would play the same policy, so that is not compared)
-    from _processes import check_exported_as_evaluated
-
-    check_exported_as_evaluated(str(run_dir), str(out), None, other_differs=False)
+    check_exported_as_evaluated(run_dir, out, None, other_differs=False)
 
 
 @pytest.mark.slow
 def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     _ray()
+    from _processes import check_exported_as_evaluated
+
     from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_env.policy import load_policy
 
-    r = _train_tiny(
-        str(tmp_path),
-        total_timesteps=4000,
-        eval_every=0,
-        snapshot_every=4000,
-        num_cpus=2,
-        suit_augment="true",
-        privileged_critic="true",
-        bc_teacher="heuristic",
-        bc_hands=40,
-        play_symmetry="suits",
-        eval_deals=50,
+    run_dir, out = _train_short_and_export(
+        tmp_path, suit_augment="true", privileged_critic="true", play_symmetry="suits"
     )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    run_dir = tmp_path / "runs" / "rllib-tiny"
-    assert "privileged_critic: true" in (run_dir / "config.yaml").read_text()
-    out = tmp_path / "p.npz"
-    r = _cli(["export", str(run_dir), "-o", str(out)], str(tmp_path))
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert load_policy(str(out)).network.layers[0][0] == OBS_SIZE
+    assert load_policy(out).network.layers[0][0] == OBS_SIZE
     # play_symmetry: the run evaluated the actor averaged over the renamings; so is the file
-    from _processes import check_exported_as_evaluated
-
-    check_exported_as_evaluated(str(run_dir), str(out), "suits")
+    check_exported_as_evaluated(run_dir, out, "suits")
     plain = tmp_path / "plain.npz"
-    args = ["export", str(run_dir), "-o", str(plain), "--plain", "--eval-deals", "0"]
+    args = ["export", run_dir, "-o", str(plain), "--plain", "--eval-deals", "0"]
     r = _cli(args, str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    a, b = load_policy(str(plain)).network, load_policy(str(out)).network
+    a, b = load_policy(str(plain)).network, load_policy(out).network
     assert a.symmetry is None and all(np.array_equal(x, y) for x, y in zip(a.weights, b.weights))
 
 

@@ -98,6 +98,35 @@ def test_the_actor_gives_the_renamed_logits_for_a_renamed_position(privileged):
     assert np.abs(b[:, np.array(suit_relabelled_actions(PERMS[5]))] - a).max() > 1e-2
 
 
+def test_without_gradients_the_layer_follows_every_change_of_its_weights():
+    """Rollouts reuse the gathered matrix (no gradient taken): after an optimiser step, a
+    load and a write into the weights it gives what a fresh gather gives, never a stale one."""
+    import torch as th
+
+    from sixtysix_training.equivariant import SuitSymmetricLinear, hidden_layout
+
+    layer = SuitSymmetricLinear(hidden_layout(40), hidden_layout(24))
+    x = th.randn(8, 40)
+
+    def check() -> th.Tensor:
+        with th.no_grad():
+            frozen = layer(x)
+        np.testing.assert_array_equal(frozen.numpy(), layer(x).detach().numpy())
+        return frozen
+
+    first = check()
+    opt = th.optim.Adam(layer.parameters(), lr=0.1)
+    layer(x).square().sum().backward()
+    opt.step()
+    stepped = check()
+    assert not th.equal(stepped, first)
+    layer.load_state_dict({"params": th.zeros_like(layer.params)})
+    assert check().abs().max() == 0
+    with th.no_grad():
+        layer.params[0] = 1.0
+    assert check().abs().max() > 0
+
+
 def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path):
     import torch as th
 

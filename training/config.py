@@ -63,9 +63,9 @@ class TrainConfig:
     rules: str = _opt("altmisalti", "Rule preset the policy learns (altmisalti, pagat66, santase).")
     torch_threads: int = _opt(
         1,
-        "Threads torch may use. One keeps a run repeatable bit for bit (the same seed, "
-        "the same weights); two gave a 512-512 run about 1.36x the learner steps/s on 2 "
-        "quiet cores, but two runs of one seed then differ (docs/learning.md).",
+        "Threads torch may use. A run repeats bit for bit with the same seed and number "
+        "of threads (one and two give different weights); two gave a 512-512 run 1.27x "
+        "to 1.36x the learner steps/s on 2 quiet cores (docs/learning.md).",
     )
     progress_bar: bool = _opt(True, "Show a progress bar while training.")
 

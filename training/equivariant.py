@@ -160,6 +160,29 @@ def _tying(inp: Layout, out: Layout) -> tuple[np.ndarray, np.ndarray, list[tuple
     return weight.astype(np.int64), bias.astype(np.int64), shapes[:5]
 
 
+class _Gather(th.autograd.Function):
+    """``params[index]``, whose gradient is summed into ``params`` with ``index_add_``.
+
+    Indexing's own backward is a scatter-add that, with two or more torch threads,
+    sums each parameter's entries in a varying order, so two runs of one seed
+    drifted apart. ``index_add_`` sums them in index order whatever the number of
+    threads: the same sums as one thread's scatter-add, bit for bit, and faster.
+    """
+
+    @staticmethod
+    def forward(ctx, params: th.Tensor, index: th.Tensor) -> th.Tensor:
+        ctx.save_for_backward(index)
+        ctx.size = params.shape[0]
+        return params[index]
+
+    @staticmethod
+    def backward(ctx, grad: th.Tensor) -> tuple[th.Tensor, None]:
+        (index,) = ctx.saved_tensors
+        out = grad.new_zeros(ctx.size)
+        out.index_add_(0, index.reshape(-1), grad.reshape(-1))
+        return out, None
+
+
 class SuitSymmetricLinear(nn.Module):
     """A dense layer whose matrix commutes with every renaming of the suits (module docstring).
 
@@ -185,7 +208,9 @@ class SuitSymmetricLinear(nn.Module):
 
     def dense(self) -> tuple[th.Tensor, th.Tensor]:
         """(weight ``(out, in)``, bias ``(out,)``): the layer as a plain ``nn.Linear``'s."""
-        return self.params[self.weight_index], self.params[self.bias_index]
+        return _Gather.apply(self.params, self.weight_index), _Gather.apply(
+            self.params, self.bias_index
+        )
 
     def forward(self, x: th.Tensor) -> th.Tensor:
         if th.is_grad_enabled():

@@ -127,6 +127,33 @@ def test_without_gradients_the_layer_follows_every_change_of_its_weights():
     assert check().abs().max() > 0
 
 
+def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
+    """The shared blocks' gradient sums many dense entries; with two threads indexing's own
+    backward summed them in a varying order (two runs of one seed drifted apart). Here two
+    threads give one thread's gradient, bit for bit, every time."""
+    import torch as th
+
+    from sixtysix_training.equivariant import SuitSymmetricLinear, hidden_layout
+
+    th.manual_seed(0)
+    layer = SuitSymmetricLinear(hidden_layout(512), hidden_layout(512))
+    x = th.randn(256, 512)
+    before = th.get_num_threads()
+
+    def gradient(threads: int) -> th.Tensor:
+        th.set_num_threads(threads)
+        layer.zero_grad()
+        layer(x).square().sum().backward()
+        return layer.params.grad.clone()
+
+    try:
+        one = gradient(1)
+        for _ in range(3):
+            assert th.equal(gradient(2), one)
+    finally:
+        th.set_num_threads(before)
+
+
 def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path):
     import torch as th
 

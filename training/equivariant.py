@@ -166,7 +166,8 @@ class _Gather(th.autograd.Function):
     Indexing's own backward is a scatter-add that, with two or more torch threads,
     sums each parameter's entries in a varying order, so two runs of one seed
     drifted apart. ``index_add_`` sums them in index order whatever the number of
-    threads: the same sums as one thread's scatter-add, bit for bit, and faster.
+    threads: the same sums as one thread's scatter-add, bit for bit (a training run's
+    speed did not change measurably).
     """
 
     @staticmethod

@@ -88,6 +88,16 @@ while not state.is_terminal():
     state = state.apply((sym if seat == 0 else me).act(player_view(state, seat), rng))
 print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):", state.result.explain())
 
+# The strongest shipped network: a plain one-pass file (trained with its weights
+# shared across the suits), from the package.
+v3 = make_agent("sixtysix-ppo-v3")
+assert v3.network.symmetry is None, v3.network.symmetry
+state = new_hand(seed=4, dealer=1)
+while not state.is_terminal():
+    seat = state.current_player()
+    state = state.apply((v3 if seat == 0 else me).act(player_view(state, seat), rng))
+print("a hand of sixtysix-ppo-v3:", state.result.explain())
+
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
 state = new_hand(seed=2, dealer=1)
 while not state.is_terminal():

@@ -83,9 +83,10 @@ log = logging.getLogger(__name__)
 OPPONENT_ERROR_MODES = ("fallback", "raise")
 
 #: Opponents tried in order when none is named: the first one registered wins. The
-#: shipped trained policy comes first (a person came to play against it), then the
-#: strongest quick agent.
-PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
+#: strongest shipped trained policy comes first (a person came to play against it;
+#: checkpoints/sixtysix-ppo-v3.md), then the first shipped one, then the strongest
+#: quick agent.
+PREFERRED_OPPONENTS = ("sixtysix-ppo-v3", "sixtysix-ppo", "heuristic", "random")
 
 
 def default_opponent() -> str:

@@ -145,11 +145,11 @@ def test_default_opponent_is_registered():
     make_agent(default_opponent())
 
 
-def test_the_default_opponent_is_the_shipped_policy():
+def test_the_default_opponent_is_the_strongest_shipped_policy():
     from sixtysix_env.play.session import default_opponent
 
-    assert default_opponent() == "sixtysix-ppo"
-    assert GameSession(seed=1).opponent_name == "sixtysix-ppo"
+    assert default_opponent() == "sixtysix-ppo-v3"
+    assert GameSession(seed=1).opponent_name == "sixtysix-ppo-v3"
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane

@@ -154,6 +154,19 @@ def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
         th.set_num_threads(before)
 
 
+def test_the_shipped_v3_network_answers_every_renaming_of_the_suits_alike():
+    """``sixtysix-ppo-v3`` was trained with ``actor_symmetry``: its plain stored matrices
+    still rename their answer with the suits, in one forward pass (checkpoints/ card)."""
+    from sixtysix_env.policy.fileformat import read_policy
+    from sixtysix_env.shipped import shipped_policies
+
+    network, meta = read_policy(str(shipped_policies()["sixtysix-ppo-v3"].path))
+    assert meta["training"]["config"]["actor_symmetry"] == "suits"
+    assert network.symmetry is None  # an ordinary one-pass file, no play-time averaging
+    base = check_renames_with_the_suits(network.logits, _observations(4))
+    assert np.ptp(base, axis=1).min() > 1e-2  # the logits tell the actions apart
+
+
 def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path):
     import torch as th
 

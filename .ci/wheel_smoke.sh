@@ -72,38 +72,34 @@ assert ppo.card is not None and ppo.curve is not None, ppo
 print("shipped:", ppo.path.name, ppo.card.name, ppo.curve.name)
 bot = make_agent("sixtysix-ppo")
 rng, me = random.Random(0), make_agent("random")
-state = new_hand(seed=1, dealer=0)
-while not state.is_terminal():
-    seat = state.current_player()
-    agent = bot if seat == 1 else me
-    state = state.apply(agent.act(player_view(state, seat), rng))
-print("a hand against sixtysix-ppo:", state.result.explain())
+
+
+def hand_against_me(agent, seed, dealer, seat):
+    """One hand of ``agent`` in ``seat`` against the random ``me``; its result, explained."""
+    state = new_hand(seed=seed, dealer=dealer)
+    while not state.is_terminal():
+        turn = state.current_player()
+        state = state.apply((agent if turn == seat else me).act(player_view(state, turn), rng))
+    return state.result.explain()
+
+
+print("a hand against sixtysix-ppo:", hand_against_me(bot, seed=1, dealer=0, seat=1))
 
 # The suit-averaged policy: a version 2 file (symmetry "suits") from the package.
 sym = make_agent("sixtysix-ppo-v2-sym")
 assert sym.network.symmetry == "suits", sym.network.symmetry
-state = new_hand(seed=3, dealer=0)
-while not state.is_terminal():
-    seat = state.current_player()
-    state = state.apply((sym if seat == 0 else me).act(player_view(state, seat), rng))
-print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):", state.result.explain())
+print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):",
+      hand_against_me(sym, seed=3, dealer=0, seat=0))
 
 # The strongest shipped network: a plain one-pass file (trained with its weights
 # shared across the suits), from the package.
 v3 = make_agent("sixtysix-ppo-v3")
 assert v3.network.symmetry is None, v3.network.symmetry
-state = new_hand(seed=4, dealer=1)
-while not state.is_terminal():
-    seat = state.current_player()
-    state = state.apply((v3 if seat == 0 else me).act(player_view(state, seat), rng))
-print("a hand of sixtysix-ppo-v3:", state.result.explain())
+print("a hand of sixtysix-ppo-v3:", hand_against_me(v3, seed=4, dealer=1, seat=0))
 
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
-state = new_hand(seed=2, dealer=1)
-while not state.is_terminal():
-    seat = state.current_player()
-    state = state.apply((guided if seat == 0 else me).act(player_view(state, seat), rng))
-print("a hand of guided (its prior from the package):", state.result.explain())
+print("a hand of guided (its prior from the package):",
+      hand_against_me(guided, seed=2, dealer=1, seat=0))
 
 try:
     make_agent("sixtysix-pp")

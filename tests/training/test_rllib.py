@@ -739,8 +739,9 @@ def _train_short_and_export(tmp_path, export_args=(), **options) -> tuple[str, s
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     run_dir = tmp_path / "runs" / "rllib-tiny"
+    saved = (run_dir / "config.yaml").read_text()
     for key, value in options.items():
-        assert f"{key}: {value}" in (run_dir / "config.yaml").read_text()
+        assert f"{key}: {value}" in saved
     out = tmp_path / "p.npz"
     r = _cli(["export", str(run_dir), "-o", str(out), *export_args], str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -1,0 +1,286 @@
+"""Teach a suit-symmetric policy the solved endgame: exact labels, anchored fine-tune.
+
+With the stock exhausted both hands are known (every other card has been
+seen), so :class:`~sixtysix_env.agents.solver.Solver` gives every legal
+move's exact value. ``sixtysix-ppo-v3`` still gives away about 0.03 game
+points per hand there (``research/endgame_mistakes.py``), where ``expert``
+plays exactly. This script asks whether many exact labels, fitted with the
+rest of the policy held in place, remove those mistakes without harming the
+rest of its play:
+
+1. ``collect``: the policy plays hands (against itself, ``heuristic`` and
+   ``sixtysix-ppo``, in turn); at every one of its decisions with the stock
+   exhausted and more than one legal move the observation, the mask and the
+   set of best moves (by the solver) are kept; at a share of its other
+   decisions the observation and mask are kept as anchor rows.
+2. ``fit``: the policy file's matrices are read into a suit-symmetric actor
+   (:mod:`training.equivariant`; the file must be one, such as
+   ``sixtysix-ppo-v3``), which is fitted to raise the summed probability of
+   the best moves on the labelled rows (−log of it) while a KL term keeps its
+   distribution on the anchor rows where it was. The result is an ordinary
+   policy file (one forward pass).
+
+    python -m research.endgame_fit collect --policy sixtysix-ppo-v3 --hands 40000 \\
+        --seed 1 --workers 2 -o runs/endgame-labels.npz
+    python -m research.endgame_fit fit --policy sixtysix-ppo-v3 \\
+        --data runs/endgame-labels.npz -o runs/v3-endgame.npz
+
+Findings are in ``docs/learning.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.agents import make_agent
+from sixtysix_env.agents.solver import Solver
+from sixtysix_env.engine import new_hand
+from sixtysix_env.env.observation import OBS_SIZE, observe_view
+from sixtysix_env.policy import PolicyNetwork, save_policy
+from sixtysix_env.rules import make_rules
+from sixtysix_env.view import player_view
+
+OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
+
+
+def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarray]:
+    policy, rules, seed, first, last, anchor_share = args
+    cfg = make_rules(rules)
+    me = make_agent(policy)
+    others = {name: make_agent(name) for name in set(OPPONENTS) - {"self"}}
+    solver = Solver(cfg)
+    obs, masks, best, gap, a_obs, a_masks = [], [], [], [], [], []
+    mistakes = 0
+    for h in range(first, last):
+        rng = random.Random(f"sixtysix-endgame-fit:{seed}:{h}")
+        opponent = OPPONENTS[h % len(OPPONENTS)]
+        seats = (0, 1) if opponent == "self" else (h % 2,)
+        state = new_hand(rng, rng.randrange(2), cfg)
+        rng_me, rng_opp, rng_keep = (random.Random(rng.random()) for _ in range(3))
+        while state.result is None:
+            p = state.current_player()
+            view = player_view(state, p)
+            if p not in seats:
+                state = state.apply(others[opponent].act(view, rng_opp))
+                continue
+            a = me.act(view, rng_me)
+            legal = view.legal_mask
+            if legal & (legal - 1):
+                ov = observe_view(view)
+                if state.is_exhausted():
+                    values = solver.action_values(state)
+                    top = max(values.values())
+                    row = np.zeros(NUM_ACTIONS, dtype=bool)
+                    for k, v in values.items():
+                        row[k] = v == top
+                    obs.append(ov["observation"])
+                    masks.append(ov["action_mask"])
+                    best.append(row)
+                    gap.append(top - values[a])
+                    mistakes += values[a] < top
+                elif rng_keep.random() < anchor_share:
+                    a_obs.append(ov["observation"])
+                    a_masks.append(ov["action_mask"])
+            state = state.apply(a)
+    return {
+        "obs": np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
+        "masks": np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS),
+        "best": np.asarray(best, dtype=bool).reshape(-1, NUM_ACTIONS),
+        "gap": np.asarray(gap, dtype=np.float32),
+        "anchor_obs": np.asarray(a_obs, dtype=np.float32).reshape(-1, OBS_SIZE),
+        "anchor_masks": np.asarray(a_masks, dtype=bool).reshape(-1, NUM_ACTIONS),
+    }
+
+
+def collect(
+    policy: str,
+    hands: int,
+    seed: int,
+    out: str,
+    workers: int = 1,
+    rules: str = "altmisalti",
+    anchor_share: float = 0.25,
+) -> dict[str, Any]:
+    """Play ``hands`` hands and save the labelled and anchor rows to ``out`` (.npz)."""
+    t0 = time.perf_counter()
+    chunks = np.linspace(0, hands, max(1, workers) * 4 + 1).astype(int)
+    jobs = [(policy, rules, seed, int(a), int(b), anchor_share) for a, b in zip(chunks, chunks[1:])]
+    if workers > 1:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_collect, jobs)
+    else:
+        parts = [_collect(j) for j in jobs]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    meta = {
+        "policy": policy,
+        "hands": hands,
+        "seed": seed,
+        "rules": rules,
+        "anchor_share": anchor_share,
+        "opponents": list(OPPONENTS),
+        "labelled": int(len(data["obs"])),
+        "anchor_rows": int(len(data["anchor_obs"])),
+        "policy_mistakes": int((data["gap"] > 0).sum()),
+        "policy_gp_lost": float(data["gap"].sum()),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    np.savez_compressed(out, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **data)
+    return meta
+
+
+def _load(paths: list[str]) -> dict[str, np.ndarray]:
+    parts = [np.load(p) for p in paths]
+    keys = [k for k in parts[0].files if k != "meta"]
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+
+
+def fit(
+    policy: str,
+    data_paths: list[str],
+    out: str,
+    epochs: int = 3,
+    learning_rate: float = 3e-5,
+    batch_size: int = 512,
+    anchor_weight: float = 1.0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``."""
+    import torch as th
+    from torch import nn
+
+    from training.equivariant import SuitSymmetricLinear, dense_layers, suit_symmetric_actor
+
+    th.manual_seed(seed)
+    net = make_agent(policy).network
+    hidden = net.hidden
+    body, head = suit_symmetric_actor(hidden, nn.ReLU)
+    sym_layers = [m for m in body if isinstance(m, SuitSymmetricLinear)] + [head]
+    with th.no_grad():
+        for layer, w, b in zip(sym_layers, net.weights, net.biases):
+            weight, bias = th.tensor(w.T), th.tensor(b)  # copies: the file's arrays are read-only
+            layer.params[layer.weight_index.reshape(-1)] = weight.reshape(-1)
+            layer.params[layer.bias_index] = bias
+            dw, db = layer.dense()
+            err = max(float((dw - weight).abs().max()), float((db - bias).abs().max()))
+            if err > 1e-5:
+                raise ValueError(
+                    f"{policy!r} is not suit-symmetric (a tied entry differs by {err:.2g}); "
+                    "this fit needs a network trained with actor_symmetry: suits"
+                )
+    model = nn.Sequential(body, head)
+    data = _load(data_paths)
+    x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
+    ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
+    with th.no_grad():
+        a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
+
+    def logp(xb, mb):
+        return th.log_softmax(model(xb).masked_fill(~mb, -1e9), 1)
+
+    def label_stats() -> dict[str, float]:
+        with th.no_grad():
+            lp = logp(x, m)
+            choice = lp.argmax(1)
+            wrong = ~best[th.arange(len(choice)), choice]
+            kl = (a_ref.exp() * (a_ref - logp(ax, am))).sum(1).mean()
+        return {"mistakes": int(wrong.sum()), "rows": len(choice), "anchor_kl": float(kl)}
+
+    history = [{"epoch": 0, **label_stats()}]
+    opt = th.optim.Adam(model.parameters(), lr=learning_rate)
+    gen = th.Generator().manual_seed(seed)
+    n, na = len(x), len(ax)
+    steps = (n + batch_size - 1) // batch_size
+    a_batch = max(1, na // steps)
+    for ep in range(1, epochs + 1):
+        perm, aperm = th.randperm(n, generator=gen), th.randperm(na, generator=gen)
+        for i in range(steps):
+            idx = perm[i * batch_size : (i + 1) * batch_size]
+            aidx = aperm[i * a_batch : (i + 1) * a_batch]
+            lp = logp(x[idx], m[idx])
+            label = -th.logsumexp(lp.masked_fill(~best[idx], -1e9), 1).mean()
+            ref = a_ref[aidx]
+            kl = (ref.exp() * (ref - logp(ax[aidx], am[aidx]))).sum(1).mean()
+            loss = label + anchor_weight * kl
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        history.append({"epoch": ep, **label_stats()})
+        print(json.dumps(history[-1]), flush=True)
+    params = [layer.params.detach().numpy() for layer in sym_layers]
+    layers = dense_layers(params, hidden)
+    record = {
+        "source_policy": policy,
+        "data": data_paths,
+        "epochs": epochs,
+        "learning_rate": learning_rate,
+        "batch_size": batch_size,
+        "anchor_weight": anchor_weight,
+        "seed": seed,
+        "history": history,
+    }
+    name = out.rsplit("/", 1)[-1].removesuffix(".npz")
+    save_policy(
+        out,
+        PolicyNetwork([w for w, _ in layers], [b for _, b in layers], net.activation),
+        {"name": name, "training": {"endgame_fit": record}},
+    )
+    return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="play hands and keep exact endgame labels")
+    c.add_argument("--policy", required=True)
+    c.add_argument("--hands", type=int, default=10000)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--workers", type=int, default=1)
+    c.add_argument("--anchor-share", type=float, default=0.25)
+    c.add_argument("--rules", default="altmisalti")
+    c.add_argument("-o", "--out", required=True)
+    f = sub.add_parser("fit", help="fit a suit-symmetric policy file to the labels")
+    f.add_argument("--policy", required=True)
+    f.add_argument("--data", nargs="+", required=True)
+    f.add_argument("--epochs", type=int, default=3)
+    f.add_argument("--learning-rate", type=float, default=3e-5)
+    f.add_argument("--batch-size", type=int, default=512)
+    f.add_argument("--anchor-weight", type=float, default=1.0)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("-o", "--out", required=True)
+    args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        meta = collect(
+            args.policy,
+            args.hands,
+            args.seed,
+            args.out,
+            args.workers,
+            args.rules,
+            args.anchor_share,
+        )
+        print(json.dumps(meta))
+    else:
+        rec = fit(
+            args.policy,
+            args.data,
+            args.out,
+            args.epochs,
+            args.learning_rate,
+            args.batch_size,
+            args.anchor_weight,
+            args.seed,
+        )
+        print(json.dumps({k: v for k, v in rec.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

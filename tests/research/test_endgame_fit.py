@@ -1,0 +1,73 @@
+"""research/endgame_fit.py: exact endgame labels and the anchored suit-symmetric fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sixtysix_env.agents import make_agent
+from sixtysix_env.policy import read_policy
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory):
+    from research.endgame_fit import collect
+
+    path = str(tmp_path_factory.mktemp("endgame") / "labels.npz")
+    meta = collect("sixtysix-ppo-v3", hands=24, seed=3, out=path, anchor_share=0.5)
+    return path, meta
+
+
+def test_labels_are_the_solvers_best_moves_and_repeat_with_the_seed(labels, tmp_path):
+    from research.endgame_fit import collect
+
+    path, meta = labels
+    data = np.load(path)
+    best, masks, gap = data["best"], data["masks"], data["gap"]
+    assert meta["labelled"] == len(best) > 0 and meta["anchor_rows"] == len(data["anchor_obs"]) > 0
+    assert (best <= masks).all() and best.any(axis=1).all()  # best moves are legal, one at least
+    assert (masks.sum(axis=1) > 1).all()  # only real choices are labelled
+    assert meta["policy_mistakes"] == int((gap > 0).sum()) and (gap >= 0).all()
+    # the policy's own argmax (what it played: it plays deterministically) is a mistake
+    # exactly where the solver's value of it fell short of the best
+    probs = make_agent("sixtysix-ppo-v3").network.probabilities(data["obs"], masks)
+    played_best = best[np.arange(len(best)), probs.argmax(axis=1)]
+    np.testing.assert_array_equal(~played_best, gap > 0)
+    again = str(tmp_path / "again.npz")
+    collect("sixtysix-ppo-v3", hands=24, seed=3, out=again, anchor_share=0.5)
+    for key in ("obs", "masks", "best", "gap", "anchor_obs"):
+        np.testing.assert_array_equal(np.load(again)[key], data[key])
+
+
+@pytest.mark.slow  # torch and two fits: the full run, not the fast lane
+def test_the_fit_starts_from_the_policy_and_stays_suit_symmetric(labels, tmp_path):
+    pytest.importorskip("torch")
+    from research.endgame_fit import fit
+    from sixtysix_env.policy.network import _suit_tables
+
+    path, _ = labels
+    obs = np.load(path)["obs"]
+    source = make_agent("sixtysix-ppo-v3").network
+    same = str(tmp_path / "same.npz")
+    record = fit("sixtysix-ppo-v3", [path], same, epochs=0)
+    np.testing.assert_allclose(read_policy(same)[0].logits(obs), source.logits(obs), atol=1e-4)
+    assert record["history"][0]["anchor_kl"] == pytest.approx(0.0, abs=1e-6)
+
+    moved = str(tmp_path / "moved.npz")
+    record = fit("sixtysix-ppo-v3", [path], moved, epochs=2, learning_rate=1e-3, batch_size=16)
+    net = read_policy(moved)[0]
+    assert net.symmetry is None  # an ordinary file: one forward pass
+    assert np.abs(net.logits(obs) - source.logits(obs)).max() > 1e-3
+    base = net.logits(obs)
+    for obs_map, action_map in zip(*_suit_tables()):
+        np.testing.assert_allclose(net.logits(obs[:, obs_map])[:, action_map], base, atol=1e-4)
+    assert [h["epoch"] for h in record["history"]] == [0, 1, 2]
+
+
+@pytest.mark.slow
+def test_a_plain_network_is_refused_by_name(labels, tmp_path):
+    pytest.importorskip("torch")
+    from research.endgame_fit import fit
+
+    with pytest.raises(ValueError, match="not suit-symmetric.*actor_symmetry: suits"):
+        fit("sixtysix-ppo-v2", [labels[0]], str(tmp_path / "x.npz"), epochs=0)

@@ -8,8 +8,9 @@ plays exactly. This script asks whether many exact labels, fitted with the
 rest of the policy held in place, remove those mistakes without harming the
 rest of its play:
 
-1. ``collect``: the policy plays hands (against itself, ``heuristic`` and
-   ``sixtysix-ppo``, in turn); at every one of its decisions with the stock
+1. ``collect``: the policy plays hands (half against itself, where both
+   seats' decisions count, a quarter each against ``heuristic`` and
+   ``sixtysix-ppo``); at every one of its decisions with the stock
    exhausted and more than one legal move the observation, the mask and the
    set of best moves (by the solver) are kept; at a share of its other
    decisions the observation and mask are kept as anchor rows.
@@ -58,7 +59,6 @@ def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarra
     others = {name: make_agent(name) for name in set(OPPONENTS) - {"self"}}
     solver = Solver(cfg)
     obs, masks, best, gap, a_obs, a_masks = [], [], [], [], [], []
-    mistakes = 0
     for h in range(first, last):
         rng = random.Random(f"sixtysix-endgame-fit:{seed}:{h}")
         opponent = OPPONENTS[h % len(OPPONENTS)]
@@ -85,7 +85,6 @@ def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarra
                     masks.append(ov["action_mask"])
                     best.append(row)
                     gap.append(top - values[a])
-                    mistakes += values[a] < top
                 elif rng_keep.random() < anchor_share:
                     a_obs.append(ov["observation"])
                     a_masks.append(ov["action_mask"])
@@ -136,10 +135,14 @@ def collect(
     return meta
 
 
-def _load(paths: list[str]) -> dict[str, np.ndarray]:
+def _load(paths: list[str]) -> tuple[dict[str, np.ndarray], str]:
+    """The label files' rows, concatenated, and their rule preset (one for all)."""
     parts = [np.load(p) for p in paths]
+    rules = {json.loads(bytes(p["meta"]))["rules"] for p in parts}
+    if len(rules) > 1:
+        raise ValueError(f"label files of different rules {sorted(rules)}; fit one rule set")
     keys = [k for k in parts[0].files if k != "meta"]
-    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}, rules.pop()
 
 
 def fit(
@@ -159,7 +162,9 @@ def fit(
     from training.equivariant import SuitSymmetricLinear, dense_layers, suit_symmetric_actor
 
     th.manual_seed(seed)
-    net = make_agent(policy).network
+    net = getattr(make_agent(policy), "network", None)
+    if net is None:
+        raise ValueError(f"{policy!r} is not a policy file or shipped policy")
     hidden = net.hidden
     body, head = suit_symmetric_actor(hidden, nn.ReLU)
     sym_layers = [m for m in body if isinstance(m, SuitSymmetricLinear)] + [head]
@@ -176,7 +181,7 @@ def fit(
                     "this fit needs a network trained with actor_symmetry: suits"
                 )
     model = nn.Sequential(body, head)
-    data = _load(data_paths)
+    data, rules = _load(data_paths)
     x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
     with th.no_grad():
@@ -230,7 +235,7 @@ def fit(
     save_policy(
         out,
         PolicyNetwork([w for w, _ in layers], [b for _, b in layers], net.activation),
-        {"name": name, "training": {"endgame_fit": record}},
+        {"name": name, "rules": rules, "training": {"endgame_fit": record}},
     )
     return record
 

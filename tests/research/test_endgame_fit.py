@@ -55,8 +55,9 @@ def test_the_fit_starts_from_the_policy_and_stays_suit_symmetric(labels, tmp_pat
 
     moved = str(tmp_path / "moved.npz")
     record = fit("sixtysix-ppo-v3", [path], moved, epochs=2, learning_rate=1e-3, batch_size=16)
-    net = read_policy(moved)[0]
+    net, meta = read_policy(moved)
     assert net.symmetry is None  # an ordinary file: one forward pass
+    assert meta["rules"] == "altmisalti" and meta["training"]["endgame_fit"]["epochs"] == 2
     assert np.abs(net.logits(obs) - source.logits(obs)).max() > 1e-3
     base = net.logits(obs)
     for obs_map, action_map in zip(*_suit_tables()):
@@ -71,3 +72,5 @@ def test_a_plain_network_is_refused_by_name(labels, tmp_path):
 
     with pytest.raises(ValueError, match="not suit-symmetric.*actor_symmetry: suits"):
         fit("sixtysix-ppo-v2", [labels[0]], str(tmp_path / "x.npz"), epochs=0)
+    with pytest.raises(ValueError, match="'heuristic' is not a policy file"):
+        fit("heuristic", [labels[0]], str(tmp_path / "x.npz"), epochs=0)

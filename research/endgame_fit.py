@@ -44,11 +44,14 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.solver import Solver
 from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
+from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, observe_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
+from .distill import read_meta
+
+DATA_FORMAT = "sixtysix-endgame-labels/1"
 OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
 
 
@@ -119,6 +122,8 @@ def collect(
         parts = [_collect(j) for j in jobs]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     meta = {
+        "format": DATA_FORMAT,
+        "obs_version": OBS_VERSION,
         "policy": policy,
         "hands": hands,
         "seed": seed,
@@ -131,18 +136,20 @@ def collect(
         "policy_gp_lost": float(data["gap"].sum()),
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    np.savez_compressed(out, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **data)
+    np.savez_compressed(out, meta=np.array(json.dumps(meta)), **data)
     return meta
 
 
 def _load(paths: list[str]) -> tuple[dict[str, np.ndarray], str]:
     """The label files' rows, concatenated, and their rule preset (one for all)."""
-    parts = [np.load(p) for p in paths]
-    rules = {json.loads(bytes(p["meta"]))["rules"] for p in parts}
+    parts, rules = [], set()
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            rules.add(read_meta(z, path, DATA_FORMAT, "an endgame label file")["rules"])
+            parts.append({k: z[k] for k in z.files if k != "meta"})
     if len(rules) > 1:
         raise ValueError(f"label files of different rules {sorted(rules)}; fit one rule set")
-    keys = [k for k in parts[0].files if k != "meta"]
-    return {k: np.concatenate([p[k] for p in parts]) for k in keys}, rules.pop()
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, rules.pop()
 
 
 def fit(

@@ -72,5 +72,9 @@ def test_a_plain_network_is_refused_by_name(labels, tmp_path):
 
     with pytest.raises(ValueError, match="not suit-symmetric.*actor_symmetry: suits"):
         fit("sixtysix-ppo-v2", [labels[0]], str(tmp_path / "x.npz"), epochs=0)
+    other = tmp_path / "other.npz"
+    np.savez(other, obs=np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="not an endgame label file"):
+        fit("sixtysix-ppo-v3", [str(other)], str(tmp_path / "y.npz"), epochs=0)
     with pytest.raises(ValueError, match="'heuristic' is not a policy file"):
         fit("heuristic", [labels[0]], str(tmp_path / "x.npz"), epochs=0)

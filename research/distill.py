@@ -169,15 +169,21 @@ def read_meta(z: Any, path: str, data_format: str, what: str) -> dict[str, Any]:
     return meta
 
 
-def load_data(paths: list[str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Concatenate data files written by ``collect``; refuse other files."""
+def load_data(
+    paths: list[str],
+    fmt: str = DATA_FORMAT,
+    what: str = "a distillation data file",
+    keys: tuple[str, ...] | None = ("obs", "masks", "actions"),
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Concatenate the ``keys`` arrays (None: all but the metadata) of data files of
+    format ``fmt`` (by default written by ``collect``); refuse other files, naming ``what``
+    was expected. Also each file's metadata."""
     parts, metas = [], []
     for path in paths:
         with np.load(path, allow_pickle=False) as z:
-            meta = read_meta(z, path, DATA_FORMAT, "a distillation data file")
-            parts.append({k: z[k] for k in ("obs", "masks", "actions")})
-            metas.append(meta)
-    data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions")}
+            metas.append(read_meta(z, path, fmt, what))
+            parts.append({k: z[k] for k in (keys or [k for k in z.files if k != "meta"])})
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return data, metas
 
 

@@ -49,7 +49,7 @@ from sixtysix_env.policy import PolicyNetwork, save_policy
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
-from .distill import read_meta
+from .distill import load_data
 
 DATA_FORMAT = "sixtysix-endgame-labels/1"
 OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
@@ -142,14 +142,11 @@ def collect(
 
 def _load(paths: list[str]) -> tuple[dict[str, np.ndarray], str]:
     """The label files' rows, concatenated, and their rule preset (one for all)."""
-    parts, rules = [], set()
-    for path in paths:
-        with np.load(path, allow_pickle=False) as z:
-            rules.add(read_meta(z, path, DATA_FORMAT, "an endgame label file")["rules"])
-            parts.append({k: z[k] for k in z.files if k != "meta"})
+    data, metas = load_data(paths, DATA_FORMAT, "an endgame label file", keys=None)
+    rules = {meta["rules"] for meta in metas}
     if len(rules) > 1:
         raise ValueError(f"label files of different rules {sorted(rules)}; fit one rule set")
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, rules.pop()
+    return data, rules.pop()
 
 
 def fit(

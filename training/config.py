@@ -91,7 +91,16 @@ class TrainConfig:
     )
     net_arch: list[int] = field(
         default_factory=lambda: [256, 256],
-        metadata={"doc": "Hidden layer sizes of the policy and (separately) the value network."},
+        metadata={
+            "doc": "Hidden layer sizes of the policy and (separately, unless critic_arch) the "
+            "value network."
+        },
+    )
+    critic_arch: list[int] | None = _opt(
+        None,
+        "Hidden layer sizes of the value network alone (null: the same as net_arch). The "
+        "value network is trained but never exported, so a wide actor can keep a narrower, "
+        "cheaper critic.",
     )
     activation: str = _opt("relu", "Hidden activation: 'relu' or 'tanh'.")
 
@@ -212,10 +221,22 @@ class TrainConfig:
         "Steps between saves of the latest model (resumable); it is also saved at the end.",
     )
 
+    @property
+    def value_arch(self) -> list[int]:
+        """The value network's hidden layer sizes: ``critic_arch``, else ``net_arch``."""
+        return list(self.net_arch if self.critic_arch is None else self.critic_arch)
+
 
 #: Options a resumed run cannot change, whatever the backend: the saved network was built
 #: with them.
-FIXED_ON_RESUME = ("net_arch", "activation", "rules", "privileged_critic", "actor_symmetry")
+FIXED_ON_RESUME = (
+    "net_arch",
+    "critic_arch",
+    "activation",
+    "rules",
+    "privileged_critic",
+    "actor_symmetry",
+)
 
 
 # -- field documentation ------------------------------------------------------------
@@ -436,11 +457,15 @@ def _check_bounds(cfg: TrainConfig) -> None:
         raise ConfigError(
             f"option 'baseline_weights' got {_show(cfg.baseline_weights)}; weights must be finite"
         )
-    if len(cfg.net_arch) > MAX_HIDDEN_LAYERS or any(n > MAX_LAYER_WIDTH for n in cfg.net_arch):
-        raise ConfigError(
-            f"option 'net_arch' got {_show(cfg.net_arch)}; at most {MAX_HIDDEN_LAYERS} layers of "
-            f"at most {MAX_LAYER_WIDTH} units"
-        )
+    for key in ("net_arch", "critic_arch"):
+        sizes = getattr(cfg, key)
+        if sizes is not None and (
+            len(sizes) > MAX_HIDDEN_LAYERS or any(n > MAX_LAYER_WIDTH for n in sizes)
+        ):
+            raise ConfigError(
+                f"option {key!r} got {_show(sizes)}; at most {MAX_HIDDEN_LAYERS} layers of "
+                f"at most {MAX_LAYER_WIDTH} units"
+            )
 
 
 def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
@@ -472,6 +497,11 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
     if not cfg.net_arch or any(n < 1 for n in cfg.net_arch):
         raise ConfigError(
             f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes"
+        )
+    if cfg.critic_arch is not None and (not cfg.critic_arch or any(n < 1 for n in cfg.critic_arch)):
+        raise ConfigError(
+            f"option 'critic_arch' got {cfg.critic_arch!r}; give one or more positive sizes, "
+            "or null for the same as net_arch"
         )
     if cfg.actor_symmetry is not None and any(n < 5 for n in cfg.net_arch):
         raise ConfigError(

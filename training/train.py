@@ -111,7 +111,7 @@ def _new_model(cfg: TrainConfig, env):
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+        "net_arch": {"pi": list(cfg.net_arch), "vf": cfg.value_arch},
         "activation_fn": activation,
     }
     policy: Any = "MlpPolicy"
@@ -483,7 +483,9 @@ def run(args: argparse.Namespace) -> int:
     save_config(cfg, os.path.join(run_dir, "config.yaml"))
     print(
         f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
-        f"network {cfg.net_arch} {cfg.activation}, seed {cfg.seed}; run folder {run_dir}",
+        f"network {cfg.net_arch} {cfg.activation}"
+        + (f" (critic {cfg.value_arch})" if cfg.critic_arch is not None else "")
+        + f", seed {cfg.seed}; run folder {run_dir}",
         flush=True,
     )
     try:

@@ -245,6 +245,51 @@ def test_a_privileged_model_learns_saves_and_loads(tmp_path):
     assert loaded.observation_space.shape == (OBS_SIZE + PRIV_SIZE,) and x.shape[1] == OBS_SIZE + PRIV_SIZE
 
 
+@pytest.mark.parametrize("privileged, symmetry", [(False, None), (True, None), (True, "suits")])
+def test_critic_arch_sizes_the_value_network_alone(tmp_path, privileged, symmetry):
+    """``critic_arch``: the value network gets its own hidden sizes, the actor keeps
+    net_arch's (and so does the export); the model saves and loads with both."""
+    import torch as th
+
+    from sixtysix_training.model_file import load_model
+    from sixtysix_training.numpy_policy import network_from_policy
+
+    def widths(seq):
+        return [m.out_features for m in seq if isinstance(m, th.nn.Linear)]
+
+    model, env = _model(privileged, actor_symmetry=symmetry, critic_arch=[24, 8, 8])
+    ex = model.policy.mlp_extractor
+    assert widths(ex.value_net) == [24, 8, 8] and ex.latent_dim_vf == 8
+    assert model.policy.value_net.in_features == 8
+    net = network_from_policy(model.policy)
+    assert [n for _, n in net.layers] == [32, 16, 34]
+    model.learn(128)
+    path = str(tmp_path / "m.zip")
+    model.save(path)
+    loaded = load_model(path)
+    assert widths(loaded.policy.mlp_extractor.value_net) == [24, 8, 8]
+    x = env.reset()
+    with th.no_grad():
+        t = th.as_tensor(x)
+        np.testing.assert_array_equal(
+            loaded.policy.predict_values(t).numpy(), model.policy.predict_values(t).numpy()
+        )
+    same, _ = _model(privileged, actor_symmetry=symmetry)  # null: the same sizes as net_arch
+    assert widths(same.policy.mlp_extractor.value_net) == [32, 16]
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [([], "one or more positive sizes"), ([16, 0], "one or more positive sizes"),
+     ([8] * 16, "at most 15 layers"), ("wide", "critic_arch")],
+)
+def test_bad_critic_arch_is_refused_by_name(value, message):
+    from sixtysix_training.config import ConfigError, config_from_dict
+
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict({"critic_arch": value})
+
+
 def test_cloning_data_follows_the_options():
     from sixtysix_training import bc
 

@@ -722,6 +722,67 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
         network_from_state(module.get_state(), "relu")
 
 
+@pytest.mark.parametrize(
+    "options, kind",
+    [
+        ({}, "LearnerModule"),
+        ({"privileged_critic": True}, "PrivilegedLearnerModule"),
+        ({"privileged_critic": True, "actor_symmetry": "suits"}, "SuitSymmetricLearnerModule"),
+    ],
+)
+def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind):
+    """``critic_arch`` on this backend: the critic's encoder and value head take its sizes
+    (in the learner and in an env runner's inference-only copy), the actor and so the
+    export keep net_arch's; null builds RLlib's own module as before."""
+    _ray()
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.rllib import modules
+    from sixtysix_training.rllib.config import config_from_dict
+    from sixtysix_training.rllib.train import learner_spec
+    from sixtysix_training.rllib.weights import network_from_state
+
+    def widths(net):
+        return [m.out_features for m in net.modules() if isinstance(m, torch.nn.Linear)]
+
+    cfg = config_from_dict({"net_arch": [40, 24], "critic_arch": [16, 8, 8], **options})
+    spec = learner_spec(cfg, standalone=True)
+    module = spec.build()
+    assert type(module) is getattr(modules, kind)
+    assert widths(module.encoder.critic_encoder) == [16, 8, 8]
+    assert module.vf.config.input_dims == [8] and widths(module.vf) == [1]
+    n_priv = PRIV_SIZE if options.get("privileged_critic") else 0
+    obs, masks = _some_observations(20)
+    x = np.concatenate([obs, np.zeros((len(obs), n_priv), np.float32)], 1)
+    batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(x), MASK_KEY: torch.from_numpy(masks)}}
+    with torch.no_grad():
+        assert module.compute_values(batch).shape == (len(obs),)
+        logits = module.forward_train(batch)[Columns.ACTION_DIST_INPUTS].numpy()
+    hidden = [40, 24] if options.get("actor_symmetry") else None
+    net = network_from_state(module.get_state(), "relu", hidden)
+    assert net.layers == [[OBS_SIZE, 40], [40, 24], [24, 34]]
+    legal = masks > 0
+    np.testing.assert_allclose(net.logits(obs)[legal], logits[legal], rtol=1e-5, atol=1e-5)
+    # an env runner's copy (no critic at all) takes the learner's weights and plays its actor
+    spec.inference_only = True
+    runner = spec.build()
+    assert runner.encoder.critic_encoder is None and not hasattr(runner, "vf")
+    runner.set_state(module.get_state(inference_only=True))
+    with torch.no_grad():
+        out = runner.forward_inference(
+            {Columns.OBS: {OBS_KEY: torch.from_numpy(x), MASK_KEY: torch.from_numpy(masks)}}
+        )[Columns.ACTION_DIST_INPUTS].numpy()
+    np.testing.assert_allclose(out[legal], logits[legal], rtol=1e-5, atol=1e-5)
+    plain = learner_spec(config_from_dict({"net_arch": [40, 24], **options}), standalone=True)
+    built = plain.build()
+    assert widths(built.encoder.critic_encoder) == [40, 24]
+    if not options:
+        assert type(built).__name__ == "ActionMaskingTorchRLModule"
+
+
 def _train_short_and_export(tmp_path, export_args=(), **options) -> tuple[str, str]:
     """A short run of the tiny config (4,000 steps after cloning 40 heuristic hands, one
     50-deal evaluation at the end) with ``options`` on, then ``sixtysix export`` of it;
@@ -764,6 +825,24 @@ def test_a_run_with_a_suit_symmetric_actor_trains_and_exports(tmp_path):
     # the run's evaluation played this actor: the file scores its best evaluation exactly
     # (averaging it over the renamings would play the same policy, so that is not compared)
     check_exported_as_evaluated(run_dir, out, None, other_differs=False)
+
+
+@pytest.mark.slow
+def test_a_run_with_its_own_critic_sizes_trains_and_exports(tmp_path):
+    """critic_arch through a whole run of this backend: the learner trains with the
+    narrower critic, the file is its actor at net_arch's sizes, and a resume cannot
+    change the critic's sizes."""
+    _ray()
+    from _processes import check_exported_as_evaluated
+
+    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy import load_policy
+
+    run_dir, out = _train_short_and_export(tmp_path, critic_arch="[16, 8]")
+    assert load_policy(out).network.layers == [[OBS_SIZE, 64], [64, 64], [64, 34]]
+    check_exported_as_evaluated(run_dir, out, None)
+    r = _cli(["train", "--resume", run_dir, "--set", "critic_arch=[8]"], str(tmp_path))
+    assert r.returncode == 2 and "cannot change 'critic_arch' when resuming" in r.stderr
 
 
 @pytest.mark.slow

@@ -273,14 +273,15 @@ def test_resume_continues_the_run(smoke_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_refuses_a_new_network(smoke_run):
+@pytest.mark.parametrize("key", ["net_arch", "critic_arch"])
+def test_resume_refuses_a_new_network(smoke_run, key):
     run_dir, _ = smoke_run
     r = _run(
-        ["-m", "sixtysix_env", "train", "--resume", str(run_dir), "--set", "net_arch=[8]"],
+        ["-m", "sixtysix_env", "train", "--resume", str(run_dir), "--set", f"{key}=[8]"],
         ROOT,
     )
     assert r.returncode == 2
-    assert "cannot change 'net_arch' when resuming" in r.stderr
+    assert f"cannot change {key!r} when resuming" in r.stderr
     assert not any(p.startswith("config.until-") for p in os.listdir(run_dir))
 
 

@@ -76,6 +76,45 @@ def _sample(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.minimum(a, weights.shape[-1] - 1)
 
 
+#: The ``model_config`` key of the value network's own hidden sizes (``critic_arch``);
+#: absent or null: ``fcnet_hiddens``, as RLlib builds it.
+CRITIC_KEY = "critic_hiddens"
+
+
+def _resize_critic(module: ActionMaskingTorchRLModule) -> None:
+    """Rebuild the critic's encoder and value head of a learner module with the
+    ``critic_hiddens`` of its model config (``critic_arch``); nothing else changes.
+
+    RLlib builds the actor's and the critic's encoders from one config
+    (``fcnet_hiddens``). An inference-only copy (an env runner's) has no critic
+    encoder, and RLlib drops its value head after setup.
+    """
+    hiddens = (module.model_config or {}).get(CRITIC_KEY)
+    if not hiddens:
+        return
+    hiddens = [int(n) for n in hiddens]
+    critic = module.encoder.critic_encoder
+    if critic is not None:  # RLlib's encoder: hidden layers, then an output layer as wide
+        # as the last size, with the same activation
+        module.encoder.critic_encoder = TorchMLPEncoder(
+            dataclasses.replace(
+                critic.config, hidden_layer_dims=hiddens[:-1], output_layer_dim=hiddens[-1]
+            )
+        )
+    module.vf = dataclasses.replace(module.catalog.vf_head_config, input_dims=[hiddens[-1]]).build(
+        framework="torch"
+    )
+
+
+class LearnerModule(ActionMaskingTorchRLModule):
+    """RLlib's action-masking PPO module, its critic sized by ``critic_arch`` (a plain run's
+    learner when the critic's sizes differ from the actor's)."""
+
+    def setup(self) -> None:
+        super().setup()
+        _resize_critic(self)
+
+
 class PrivilegedLearnerModule(ActionMaskingTorchRLModule):
     """RLlib's action-masking PPO module whose actor reads the information set only.
 
@@ -93,6 +132,7 @@ class PrivilegedLearnerModule(ActionMaskingTorchRLModule):
         self.encoder.actor_encoder = _InformationSetEncoder(
             dataclasses.replace(old.config, input_dims=[OBS_SIZE])
         )
+        _resize_critic(self)
 
 
 class _InformationSetEncoder(TorchMLPEncoder):
@@ -125,6 +165,7 @@ class SuitSymmetricLearnerModule(ActionMaskingTorchRLModule):
             dataclasses.replace(old.config, input_dims=[OBS_SIZE]), body
         )
         self.pi = head
+        _resize_critic(self)
 
 
 class _SuitSymmetricEncoder(TorchMLPEncoder):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import json
 import math
@@ -124,7 +125,12 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
     )
 
     from .league import training_aec_env
-    from .modules import PrivilegedLearnerModule, SuitSymmetricLearnerModule
+    from .modules import (
+        CRITIC_KEY,
+        LearnerModule,
+        PrivilegedLearnerModule,
+        SuitSymmetricLearnerModule,
+    )
 
     t = cfg.train
     extra = {}
@@ -134,20 +140,25 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
             "observation_space": env.observation_space(env.possible_agents[0]),
             "action_space": spaces.Discrete(env.action_space(env.possible_agents[0]).n),
         }
+    model_config: Any = DefaultModelConfig(
+        fcnet_hiddens=list(t.net_arch),
+        fcnet_activation=t.activation,
+        vf_share_layers=False,
+        head_fcnet_hiddens=[],
+    )
+    if t.critic_arch is not None:  # the value network's own sizes (modules._resize_critic)
+        model_config = {**dataclasses.asdict(model_config), CRITIC_KEY: list(t.critic_arch)}
     return RLModuleSpec(
         module_class=(
             SuitSymmetricLearnerModule
             if t.actor_symmetry is not None  # its actor reads the information set too
             else PrivilegedLearnerModule
             if t.privileged_critic
+            else LearnerModule
+            if t.critic_arch is not None
             else ActionMaskingTorchRLModule
         ),
-        model_config=DefaultModelConfig(
-            fcnet_hiddens=list(t.net_arch),
-            fcnet_activation=t.activation,
-            vf_share_layers=False,
-            head_fcnet_hiddens=[],
-        ),
+        model_config=model_config,
         **extra,
     )
 

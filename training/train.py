@@ -347,6 +347,7 @@ def train(
     from stable_baselines3.common.utils import set_random_seed
 
     from .callbacks import SelfPlayCallback, make_logger
+    from .threads import one_blas_thread
     from .vec_env import SelfPlayVecEnv
 
     torch.set_num_threads(cfg.torch_threads)
@@ -370,7 +371,7 @@ def train(
         lambda: callback.num_timesteps if getattr(callback, "model", None) is not None else None,
         callback.run_dir,
         printer,
-    ):
+    ), one_blas_thread():  # the opponents' numpy passes beside torch's threads (.threads)
         learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     env.close()
     logger.close()

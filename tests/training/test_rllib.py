@@ -783,6 +783,25 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
         assert type(built).__name__ == "ActionMaskingTorchRLModule"
 
 
+def test_env_runners_keep_numpys_blas_on_one_thread():
+    """league.make_env (called in every env runner's process) limits numpy's BLAS to one
+    thread, as the SB3 path does while it learns (training/threads.py)."""
+    _ray()
+    from sixtysix_training.rllib.league import make_env
+    from sixtysix_training.threads import _numpy_blas
+
+    libs = _numpy_blas()
+    before = [lib.num_threads for lib in libs]
+    try:
+        for lib in libs:
+            lib.set_num_threads(2)
+        make_env({"rules": "altmisalti"})
+        assert libs and [lib.num_threads for lib in libs] == [1] * len(libs)
+    finally:
+        for lib, n in zip(libs, before):
+            lib.set_num_threads(n)
+
+
 def _train_short_and_export(tmp_path, export_args=(), **options) -> tuple[str, str]:
     """A short run of the tiny config (4,000 steps after cloning 40 heuristic hands, one
     50-deal evaluation at the end) with ``options`` on, then ``sixtysix export`` of it;

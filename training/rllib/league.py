@@ -285,8 +285,13 @@ def make_env(env_config: dict):
     ``raw_env`` raises on an illegal move instead of ending the hand, so a
     masking bug stops training instead of hiding in the rewards. The options
     ``privileged_critic`` and ``suit_augment`` add their wrappers
-    (:mod:`sixtysix_training.learning`).
+    (:mod:`sixtysix_training.learning`). Ray calls it in each env runner's
+    process, whose numpy BLAS it keeps on one thread: the snapshots' numpy passes
+    beside torch's threads (:mod:`sixtysix_training.threads`).
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
+    from ..threads import limit_blas_threads
+
+    limit_blas_threads()
     return PettingZooEnv(training_aec_env(env_config))

@@ -526,6 +526,7 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
     import ray
     import torch
 
+    from ..threads import one_blas_thread
     from .export import export_run
 
     torch.set_num_threads(cfg.train.torch_threads)
@@ -534,7 +535,9 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
     try:
         run = Run(cfg, run_dir, resume, printer)
         try:
-            with stopped_by_signals(run.save_latest, lambda: run.state["steps"], run_dir, printer):
+            with stopped_by_signals(
+                run.save_latest, lambda: run.state["steps"], run_dir, printer
+            ), one_blas_thread():  # as in the env runners (league.make_env)
                 speed = run.learn()
         finally:
             run.close()

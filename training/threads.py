@@ -1,0 +1,54 @@
+"""numpy's BLAS on one thread while training: the parallel work is torch's (``torch_threads``).
+
+The opponents' moves in training are numpy passes of one position at a time
+through the pool's snapshots (:mod:`sixtysix_env.policy.network`). OpenBLAS,
+which the numpy wheel bundles, splits a matrix-vector product over its own
+threads once the matrix is large enough (here between the 512- and the
+768-wide layers), and those threads then compete with torch's for the same
+cores: a run with a [768, 768] actor went 2.5x faster with numpy's BLAS on one
+thread (docs/learning.md, "numpy's BLAS threads"), a [512, 512] one the same.
+The results do not change.
+
+Only the BLAS libraries that torch did not bring are limited, so torch's own
+matrix products keep ``torch_threads`` wherever torch links a BLAS of its own.
+threadpoolctl (scikit-learn's library for this) finds and sets them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+
+def _numpy_blas() -> list:
+    """threadpoolctl's controllers of the BLAS libraries loaded here that are not torch's."""
+    import numpy  # noqa: F401  (loads numpy's BLAS, so the controller sees it)
+    from threadpoolctl import ThreadpoolController
+
+    torch_dir = f"{os.sep}torch{os.sep}"
+    return [
+        lib
+        for lib in ThreadpoolController().lib_controllers
+        if lib.user_api == "blas" and torch_dir not in (lib.filepath or "")
+    ]
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Within it, numpy's BLAS uses one thread; afterwards, as many as before."""
+    libs = _numpy_blas()
+    before = [lib.num_threads for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for lib, n in zip(libs, before):
+            lib.set_num_threads(n)
+
+
+def limit_blas_threads() -> None:
+    """numpy's BLAS on one thread for the rest of this process (a Ray env runner's)."""
+    for lib in _numpy_blas():
+        lib.set_num_threads(1)

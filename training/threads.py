@@ -6,8 +6,8 @@ which the numpy wheel bundles, splits a matrix-vector product over its own
 threads once the matrix is large enough (here between the 512- and the
 768-wide layers), and those threads then compete with torch's for the same
 cores: a run with a [768, 768] actor went 2.5x faster with numpy's BLAS on one
-thread (docs/learning.md, "numpy's BLAS threads"), a [512, 512] one the same.
-The results do not change.
+thread, one with a [512, 512] actor as fast as before (docs/learning.md, "A wider
+actor: critic_arch, and numpy's BLAS threads"). The trained weights do not change.
 
 Only the BLAS libraries that torch did not bring are limited, so torch's own
 matrix products keep ``torch_threads`` wherever torch links a BLAS of its own.

@@ -17,8 +17,19 @@ threadpoolctl (scikit-learn's library for this) finds and sets them.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 from collections.abc import Iterator
+
+
+def _torch_dirs() -> list[str]:
+    """torch's install folder and the one its wheel keeps its own libraries in
+    (``torch.libs``, e.g. an OpenBLAS on ARM Linux), found without importing torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    here = os.path.realpath(list(spec.submodule_search_locations)[0])
+    return [here + os.sep, here + ".libs" + os.sep]
 
 
 def _numpy_blas() -> list:
@@ -26,11 +37,13 @@ def _numpy_blas() -> list:
     import numpy  # noqa: F401  (loads numpy's BLAS, so the controller sees it)
     from threadpoolctl import ThreadpoolController
 
-    torch_dir = f"{os.sep}torch{os.sep}"
+    torch_dirs = _torch_dirs()
     return [
         lib
         for lib in ThreadpoolController().lib_controllers
-        if lib.user_api == "blas" and torch_dir not in (lib.filepath or "")
+        if lib.user_api == "blas"
+        and lib.num_threads is not None
+        and not any(os.path.realpath(lib.filepath or "").startswith(d) for d in torch_dirs)
     ]
 
 
@@ -49,6 +62,7 @@ def one_blas_thread() -> Iterator[None]:
 
 
 def limit_blas_threads() -> None:
-    """numpy's BLAS on one thread for the rest of this process (a Ray env runner's)."""
+    """numpy's BLAS on one thread for the rest of this process (a Ray env runner's; with
+    no env runners, the driver's, which trains with one anyway)."""
     for lib in _numpy_blas():
         lib.set_num_threads(1)

@@ -286,8 +286,9 @@ def test_critic_arch_sizes_the_value_network_alone(tmp_path, privileged, symmetr
 def test_bad_critic_arch_is_refused_by_name(value, message):
     from sixtysix_training.config import ConfigError, config_from_dict
 
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message) as e:
         config_from_dict({"critic_arch": value})
+    assert "option 'critic_arch'" in str(e.value)
 
 
 def test_cloning_data_follows_the_options():

@@ -346,8 +346,9 @@ def train(
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
+    from sixtysix_env.blas import one_blas_thread
+
     from .callbacks import SelfPlayCallback, make_logger
-    from .threads import one_blas_thread
     from .vec_env import SelfPlayVecEnv
 
     torch.set_num_threads(cfg.torch_threads)
@@ -371,7 +372,7 @@ def train(
         lambda: callback.num_timesteps if getattr(callback, "model", None) is not None else None,
         callback.run_dir,
         printer,
-    ), one_blas_thread():  # the opponents' numpy passes beside torch's threads (.threads)
+    ), one_blas_thread():  # the opponents' numpy passes beside torch's threads (sixtysix_env.blas)
         learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     env.close()
     logger.close()

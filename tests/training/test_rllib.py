@@ -785,10 +785,10 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
 
 def test_env_runners_keep_numpys_blas_on_one_thread():
     """league.make_env (called in every env runner's process) limits numpy's BLAS to one
-    thread, as the SB3 path does while it learns (training/threads.py)."""
+    thread, as the SB3 path does while it learns (sixtysix_env/blas.py)."""
     _ray()
+    from sixtysix_env.blas import _numpy_blas
     from sixtysix_training.rllib.league import make_env
-    from sixtysix_training.threads import _numpy_blas
 
     libs = _numpy_blas()
     if not libs:

@@ -287,11 +287,11 @@ def make_env(env_config: dict):
     ``privileged_critic`` and ``suit_augment`` add their wrappers
     (:mod:`sixtysix_training.learning`). Ray calls it in each env runner's
     process, whose numpy BLAS it keeps on one thread: the snapshots' numpy passes
-    beside torch's threads (:mod:`sixtysix_training.threads`).
+    beside torch's threads (:mod:`sixtysix_env.blas`).
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from ..threads import limit_blas_threads
+    from sixtysix_env.blas import limit_blas_threads
 
     limit_blas_threads()
     return PettingZooEnv(training_aec_env(env_config))

@@ -526,7 +526,8 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
     import ray
     import torch
 
-    from ..threads import one_blas_thread
+    from sixtysix_env.blas import one_blas_thread
+
     from .export import export_run
 
     torch.set_num_threads(cfg.train.torch_threads)

@@ -1,5 +1,5 @@
-"""numpy's BLAS on one thread while training (training/threads.py): set inside a run, put
-back after it, and torch's own threads left alone."""
+"""numpy's BLAS on one thread (sixtysix_env/blas.py): inside a training run, put back after
+it, in every evaluation worker, and torch's own threads left alone."""
 
 from __future__ import annotations
 
@@ -8,21 +8,78 @@ import importlib.util
 import pytest
 
 pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("threadpoolctl") is None,
+    reason="threadpoolctl (the [eval] and [train] extras) is not installed",
+)
+needs_train = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
 )
 
 
 def _numpy_threads() -> list[int]:
-    from sixtysix_training.threads import _numpy_blas
+    from sixtysix_env.blas import _numpy_blas
 
     return [lib.num_threads for lib in _numpy_blas()]
 
 
+@pytest.fixture
+def two_blas_threads():
+    """numpy's BLAS libraries set to two threads (as on a 2-core machine, whatever this
+    one has), put back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    from sixtysix_env.blas import _numpy_blas
+
+    libs = _numpy_blas()
+    if not libs:
+        pytest.skip(f"threadpoolctl finds no BLAS of numpy's here: {threadpool_info()}")
+    original = [lib.num_threads for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(2)
+    yield libs
+    for lib, n in zip(libs, original):
+        lib.set_num_threads(n)
+
+
+def test_evaluation_workers_keep_numpys_blas_on_one_thread(two_blas_threads):
+    """Each worker process of ``evaluate(workers=N)`` starts by limiting its BLAS."""
+    import signal
+
+    from sixtysix_env.evaluation import runner
+    from sixtysix_env.rules import make_rules
+
+    saved = dict(runner._WORKER)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        runner._worker_init(["random"], ["random"], make_rules("altmisalti"), 1, "hand")
+        assert _numpy_threads() == [1] * len(two_blas_threads)
+    finally:
+        runner._WORKER.clear()
+        runner._WORKER.update(saved)
+        for s, h in handlers.items():  # the worker's own handlers, not pytest's
+            signal.signal(s, h)
+
+
+def test_without_threadpoolctl_nothing_is_limited(monkeypatch, two_blas_threads):
+    import sys
+
+    from sixtysix_env import blas
+
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import fails
+    assert blas._numpy_blas() == []
+    blas.limit_blas_threads()
+    with blas.one_blas_thread():
+        pass
+    monkeypatch.undo()
+    assert _numpy_threads() == [2] * len(two_blas_threads)
+
+
+@needs_train
 def test_one_blas_thread_limits_numpys_blas_and_puts_it_back():
     import torch
     from threadpoolctl import threadpool_info
 
-    from sixtysix_training.threads import _numpy_blas, one_blas_thread
+    from sixtysix_env.blas import _numpy_blas, one_blas_thread
 
     libs = _numpy_blas()
     if not libs:
@@ -46,9 +103,10 @@ def test_one_blas_thread_limits_numpys_blas_and_puts_it_back():
             lib.set_num_threads(n)
 
 
+@needs_train
 def test_torchs_own_libraries_are_left_alone(monkeypatch):
     """A BLAS that torch's wheel brings (its folder or ``torch.libs``) is not limited."""
-    from sixtysix_training import threads
+    from sixtysix_env import blas as threads
 
     dirs = threads._torch_dirs()
     assert len(dirs) == 2 and dirs[1].rstrip("/\\").endswith("torch.libs")
@@ -71,6 +129,7 @@ def test_torchs_own_libraries_are_left_alone(monkeypatch):
     assert threads._numpy_blas() == [libs[2]]
 
 
+@needs_train
 def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch):
     from sixtysix_env.cli import main
     from sixtysix_training import train as train_module
@@ -83,7 +142,7 @@ def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch):
         return learn(*args, **kwargs)
 
     monkeypatch.setattr(train_module, "_learn", spy)
-    from sixtysix_training.threads import _numpy_blas
+    from sixtysix_env.blas import _numpy_blas
 
     libs = _numpy_blas()
     if not libs:

@@ -17,7 +17,9 @@ already busy those threads wait for one another:
   Each worker keeps its BLAS on one thread (:mod:`sixtysix_env.evaluation.runner`).
 
 Only the BLAS libraries that torch did not bring are limited, so torch's own
-matrix products keep their threads wherever torch links a BLAS of its own.
+matrix products keep their threads wherever torch links a BLAS of its own (where
+torch and numpy share one BLAS outside torch's folder, as with some conda builds,
+torch's products are limited too while these are in force).
 threadpoolctl (scikit-learn's library for this; in the ``[eval]``, ``[train]``
 and ``[rllib]`` extras) finds and sets them; without it these do nothing, and
 only the speed differs.

@@ -22,25 +22,6 @@ def _numpy_threads() -> list[int]:
     return [lib.num_threads for lib in _numpy_blas()]
 
 
-@pytest.fixture
-def two_blas_threads():
-    """numpy's BLAS libraries set to two threads (as on a 2-core machine, whatever this
-    one has), put back afterwards."""
-    from threadpoolctl import threadpool_info
-
-    from sixtysix_env.blas import _numpy_blas
-
-    libs = _numpy_blas()
-    if not libs:
-        pytest.skip(f"threadpoolctl finds no BLAS of numpy's here: {threadpool_info()}")
-    original = [lib.num_threads for lib in libs]
-    for lib in libs:
-        lib.set_num_threads(2)
-    yield libs
-    for lib, n in zip(libs, original):
-        lib.set_num_threads(n)
-
-
 def test_evaluation_workers_keep_numpys_blas_on_one_thread(two_blas_threads):
     """Each worker process of ``evaluate(workers=N)`` starts by limiting its BLAS."""
     import signal
@@ -74,41 +55,26 @@ def test_without_threadpoolctl_nothing_is_limited(monkeypatch, two_blas_threads)
     assert _numpy_threads() == [2] * len(two_blas_threads)
 
 
-@needs_train
-def test_one_blas_thread_limits_numpys_blas_and_puts_it_back():
-    import torch
-    from threadpoolctl import threadpool_info
+def test_one_blas_thread_limits_numpys_blas_and_puts_it_back(two_blas_threads):
+    from sixtysix_env.blas import one_blas_thread
 
-    from sixtysix_env.blas import _numpy_blas, one_blas_thread
-
-    libs = _numpy_blas()
-    if not libs:
-        pytest.skip(f"threadpoolctl finds no BLAS of numpy's here: {threadpool_info()}")
+    libs = two_blas_threads
     assert all("torch" not in lib.filepath for lib in libs)
-    torch_threads = torch.get_num_threads()
-    original = _numpy_threads()
-    try:
-        for lib in libs:
-            lib.set_num_threads(2)  # as on a 2-core machine, whatever this one has
+    with one_blas_thread():
+        assert _numpy_threads() == [1] * len(libs)
+    assert _numpy_threads() == [2] * len(libs)
+    with pytest.raises(RuntimeError):  # put back on an error too
         with one_blas_thread():
-            assert _numpy_threads() == [1] * len(libs)
-            assert torch.get_num_threads() == torch_threads
-        assert _numpy_threads() == [2] * len(libs)
-        with pytest.raises(RuntimeError):  # put back on an error too
-            with one_blas_thread():
-                raise RuntimeError
-        assert _numpy_threads() == [2] * len(libs)
-    finally:
-        for lib, n in zip(libs, original):
-            lib.set_num_threads(n)
+            raise RuntimeError
+    assert _numpy_threads() == [2] * len(libs)
 
 
 @needs_train
 def test_torchs_own_libraries_are_left_alone(monkeypatch):
     """A BLAS that torch's wheel brings (its folder or ``torch.libs``) is not limited."""
-    from sixtysix_env import blas as threads
+    from sixtysix_env import blas
 
-    dirs = threads._torch_dirs()
+    dirs = blas._torch_dirs()
     assert len(dirs) == 2 and dirs[1].rstrip("/\\").endswith("torch.libs")
 
     class Lib:
@@ -126,11 +92,11 @@ def test_torchs_own_libraries_are_left_alone(monkeypatch):
     import threadpoolctl
 
     monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Controller)
-    assert threads._numpy_blas() == [libs[2]]
+    assert blas._numpy_blas() == [libs[2]]
 
 
 @needs_train
-def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch):
+def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch, two_blas_threads):
     from sixtysix_env.cli import main
     from sixtysix_training import train as train_module
 
@@ -142,20 +108,9 @@ def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch):
         return learn(*args, **kwargs)
 
     monkeypatch.setattr(train_module, "_learn", spy)
-    from sixtysix_env.blas import _numpy_blas
-
-    libs = _numpy_blas()
-    if not libs:
-        pytest.skip("threadpoolctl finds no BLAS of numpy's here")
-    original = _numpy_threads()
-    try:
-        for lib in libs:  # more than one, so that the limit shows
-            lib.set_num_threads(2)
-        sets = ["total_timesteps=128", "eval_every=0", "eval_deals=5", "bc_teacher=null"]
-        argv = ["train", "--config", "tiny", "--run-dir", str(tmp_path / "run")]
-        assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
-        assert seen == [[1] * len(libs)]
-        assert _numpy_threads() == [2] * len(libs)
-    finally:
-        for lib, n in zip(libs, original):
-            lib.set_num_threads(n)
+    libs = two_blas_threads  # more than one, so that the limit shows
+    sets = ["total_timesteps=128", "eval_every=0", "eval_deals=5", "bc_teacher=null"]
+    argv = ["train", "--config", "tiny", "--run-dir", str(tmp_path / "run")]
+    assert main(argv + [x for s in sets for x in ("--set", s)]) == 0
+    assert seen == [[1] * len(libs)]
+    assert _numpy_threads() == [2] * len(libs)

@@ -226,6 +226,12 @@ class TrainConfig:
         """The value network's hidden layer sizes: ``critic_arch``, else ``net_arch``."""
         return list(self.net_arch if self.critic_arch is None else self.critic_arch)
 
+    @property
+    def network_text(self) -> str:
+        """The networks as a run's start line names them (both backends)."""
+        critic = f" (critic {self.value_arch})" if self.critic_arch is not None else ""
+        return f"network {self.net_arch} {self.activation}{critic}"
+
 
 #: Options a resumed run cannot change, whatever the backend: the saved network was built
 #: with them.

@@ -485,9 +485,7 @@ def run(args: argparse.Namespace) -> int:
     save_config(cfg, os.path.join(run_dir, "config.yaml"))
     print(
         f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
-        f"network {cfg.net_arch} {cfg.activation}"
-        + (f" (critic {cfg.value_arch})" if cfg.critic_arch is not None else "")
-        + f", seed {cfg.seed}; run folder {run_dir}",
+        f"{cfg.network_text}, seed {cfg.seed}; run folder {run_dir}",
         flush=True,
     )
     try:

@@ -783,25 +783,14 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
         assert type(built).__name__ == "ActionMaskingTorchRLModule"
 
 
-def test_env_runners_keep_numpys_blas_on_one_thread():
+def test_env_runners_keep_numpys_blas_on_one_thread(two_blas_threads):
     """league.make_env (called in every env runner's process) limits numpy's BLAS to one
     thread, as the SB3 path does while it learns (sixtysix_env/blas.py)."""
     _ray()
-    from sixtysix_env.blas import _numpy_blas
     from sixtysix_training.rllib.league import make_env
 
-    libs = _numpy_blas()
-    if not libs:
-        pytest.skip("threadpoolctl finds no BLAS of numpy's here")
-    before = [lib.num_threads for lib in libs]
-    try:
-        for lib in libs:
-            lib.set_num_threads(2)
-        make_env({"rules": "altmisalti"})
-        assert [lib.num_threads for lib in libs] == [1] * len(libs)
-    finally:
-        for lib, n in zip(libs, before):
-            lib.set_num_threads(n)
+    make_env({"rules": "altmisalti"})
+    assert [lib.num_threads for lib in two_blas_threads] == [1] * len(two_blas_threads)
 
 
 def _train_short_and_export(tmp_path, export_args=(), **options) -> tuple[str, str]:

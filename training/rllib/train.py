@@ -602,9 +602,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
             f"{cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
-            f"network {t.net_arch} {t.activation}"
-            + (f" (critic {t.value_arch})" if t.critic_arch is not None else "")
-            + f", seed {t.seed}; run folder {run_dir}",
+            f"{t.network_text}, seed {t.seed}; run folder {run_dir}",
             flush=True,
         )
         try:

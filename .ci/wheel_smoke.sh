@@ -91,11 +91,13 @@ assert sym.network.symmetry == "suits", sym.network.symmetry
 print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):",
       hand_against_me(sym, seed=3, dealer=0, seat=0))
 
-# The strongest shipped network: a plain one-pass file (trained with its weights
-# shared across the suits), from the package.
-v3 = make_agent("sixtysix-ppo-v3")
-assert v3.network.symmetry is None, v3.network.symmetry
-print("a hand of sixtysix-ppo-v3:", hand_against_me(v3, seed=4, dealer=1, seat=0))
+# The shipped networks trained with their weights shared across the suits: plain
+# one-pass files from the package (v4, the strongest, is 768 wide).
+for name, width in (("sixtysix-ppo-v3", 512), ("sixtysix-ppo-v4", 768)):
+    net = make_agent(name)
+    assert net.network.symmetry is None, net.network.symmetry
+    assert net.network.hidden == [width, width], net.network.hidden
+    print(f"a hand of {name}:", hand_against_me(net, seed=4, dealer=1, seat=0))
 
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
 print("a hand of guided (its prior from the package):",

@@ -84,9 +84,9 @@ OPPONENT_ERROR_MODES = ("fallback", "raise")
 
 #: Opponents tried in order when none is named: the first one registered wins. The
 #: strongest shipped trained policy comes first (a person came to play against it;
-#: checkpoints/sixtysix-ppo-v3.md), then the first shipped one, then the strongest
+#: checkpoints/sixtysix-ppo-v4.md), then the first shipped one, then the strongest
 #: quick agent.
-PREFERRED_OPPONENTS = ("sixtysix-ppo-v3", "sixtysix-ppo", "heuristic", "random")
+PREFERRED_OPPONENTS = ("sixtysix-ppo-v4", "sixtysix-ppo", "heuristic", "random")
 
 
 def default_opponent() -> str:

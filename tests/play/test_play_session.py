@@ -148,8 +148,8 @@ def test_default_opponent_is_registered():
 def test_the_default_opponent_is_the_strongest_shipped_policy():
     from sixtysix_env.play.session import default_opponent
 
-    assert default_opponent() == "sixtysix-ppo-v3"
-    assert GameSession(seed=1).opponent_name == "sixtysix-ppo-v3"
+    assert default_opponent() == "sixtysix-ppo-v4"
+    assert GameSession(seed=1).opponent_name == "sixtysix-ppo-v4"
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane

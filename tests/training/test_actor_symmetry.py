@@ -154,13 +154,15 @@ def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
         th.set_num_threads(before)
 
 
-def test_the_shipped_v3_network_answers_every_renaming_of_the_suits_alike():
-    """``sixtysix-ppo-v3`` was trained with ``actor_symmetry``: its plain stored matrices
-    still rename their answer with the suits, in one forward pass (checkpoints/ card)."""
+@pytest.mark.parametrize("name", ["sixtysix-ppo-v3", "sixtysix-ppo-v4"])
+def test_the_shipped_networks_answer_every_renaming_of_the_suits_alike(name):
+    """``sixtysix-ppo-v3`` and ``-v4`` were trained with ``actor_symmetry``: their plain
+    stored matrices still rename their answer with the suits, in one forward pass
+    (their cards in checkpoints/)."""
     from sixtysix_env.policy.fileformat import read_policy
     from sixtysix_env.shipped import shipped_policies
 
-    network, meta = read_policy(str(shipped_policies()["sixtysix-ppo-v3"].path))
+    network, meta = read_policy(str(shipped_policies()[name].path))
     assert meta["training"]["config"]["actor_symmetry"] == "suits"
     assert network.symmetry is None  # an ordinary one-pass file, no play-time averaging
     base = check_renames_with_the_suits(network.logits, _observations(4))

@@ -164,6 +164,9 @@ class SelfPlayCallback(BaseCallback):
         self.logger.record("charts/eval_seconds", seconds)
         self.logger.dump(steps)
 
+    def pool_changed(self) -> None:
+        """Nothing to hand on: this process's games draw their opponents from the pool."""
+
     # -- SB3's hooks: the periodic work at the start of a rollout, when the weights are
     # those of the update just made and the step count is exact ----------------------
 

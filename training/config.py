@@ -130,6 +130,17 @@ class TrainConfig:
         default_factory=lambda: {"random": 0.1, "heuristic": 0.4},
         metadata={"doc": "Baseline opponents (agent names or specs) and their sampling weights."},
     )
+    final_baseline_weights: dict[str, float] | None = _opt(
+        None,
+        "Baseline opponents and their weights for the run's last ``final_steps`` learner "
+        "steps, in place of baseline_weights (the snapshots keep theirs): e.g. a cheap search "
+        "bot to exploit at the end. null: baseline_weights throughout.",
+    )
+    final_steps: int = _opt(
+        0,
+        "How many learner steps at the end of the run play against final_baseline_weights "
+        "(from total_timesteps - final_steps on; 0: none).",
+    )
     recent_weight: float = _opt(
         0.3,
         "Sampling weight shared by the ``recent_snapshots`` newest snapshots of the learner.",
@@ -429,6 +440,7 @@ _AT_MOST = {
     "snapshot_every": 10**12,
     "eval_every": 10**12,
     "save_every": 10**12,
+    "final_steps": 10**12,
 }
 MAX_HIDDEN_LAYERS = 15  # a policy file holds at most 16 layers
 MAX_LAYER_WIDTH = 65536
@@ -436,6 +448,7 @@ _NON_NEGATIVE = (
     "snapshot_every",
     "eval_every",
     "save_every",
+    "final_steps",
     "recent_weight",
     "older_weight",
     "ent_coef",
@@ -459,10 +472,10 @@ def check_numbers(options: Any, at_most: dict[str, float]) -> None:
 def _check_bounds(cfg: TrainConfig) -> None:
     """Finite numbers, and sizes and counts within :data:`_AT_MOST`."""
     check_numbers(cfg, _AT_MOST)
-    if not all(math.isfinite(w) for w in cfg.baseline_weights.values()):
-        raise ConfigError(
-            f"option 'baseline_weights' got {_show(cfg.baseline_weights)}; weights must be finite"
-        )
+    for key in ("baseline_weights", "final_baseline_weights"):
+        weights = getattr(cfg, key)
+        if weights is not None and not all(math.isfinite(w) for w in weights.values()):
+            raise ConfigError(f"option {key!r} got {_show(weights)}; weights must be finite")
     for key in ("net_arch", "critic_arch"):
         sizes = getattr(cfg, key)
         if sizes is not None and (
@@ -521,14 +534,26 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             "gives the same logits under every renaming, so averaging them changes nothing "
             "and costs 24 forward passes; set play_symmetry to null"
         )
-    if any(w < 0 for w in cfg.baseline_weights.values()):
-        raise ConfigError(
-            f"option 'baseline_weights' got {cfg.baseline_weights!r}; weights must not be negative"
-        )
+    for key in ("baseline_weights", "final_baseline_weights"):
+        weights = getattr(cfg, key)
+        if weights is not None and any(w < 0 for w in weights.values()):
+            raise ConfigError(f"option {key!r} got {weights!r}; weights must not be negative")
     if sum(cfg.baseline_weights.values()) <= 0:
         raise ConfigError(
             "option 'baseline_weights' needs at least one opponent with a positive weight "
             "(the pool starts with the baselines only)"
+        )
+    if cfg.final_baseline_weights is not None and sum(cfg.final_baseline_weights.values()) <= 0:
+        raise ConfigError(
+            "option 'final_baseline_weights' needs at least one opponent with a positive weight, "
+            "or null for baseline_weights throughout"
+        )
+    if (cfg.final_steps > 0) != (cfg.final_baseline_weights is not None):
+        raise ConfigError(
+            f"options 'final_steps' ({cfg.final_steps}) and 'final_baseline_weights' "
+            f"({'null' if cfg.final_baseline_weights is None else _show(cfg.final_baseline_weights)})"
+            " go together: give both (steps > 0 and the "
+            "weights), or neither (0 and null)"
         )
     if rollout and cfg.batch_size > cfg.n_envs * cfg.n_steps:
         raise ConfigError(

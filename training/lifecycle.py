@@ -48,6 +48,10 @@ class Learner(Protocol):
     def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
         """Chart an evaluation (TensorBoard, progress.csv)."""
 
+    def pool_changed(self) -> None:
+        """The pool's baselines changed (``final_baseline_weights``): the RLlib league
+        hands its env runners the new table; SB3's games draw from the pool itself."""
+
 
 class RunLifecycle:
     """The schedule and the run folder's records around a backend's learning."""
@@ -75,6 +79,7 @@ class RunLifecycle:
         self._t0 = time.perf_counter()
         self.side_seconds = 0.0
         self._steps_start = self.learner.steps()
+        self._final_phase()
         if self.due(self.cfg.eval_every, "eval"):
             self._timed(self.evaluate)
 
@@ -82,12 +87,31 @@ class RunLifecycle:
         """After an update: a snapshot, an evaluation and a save where due; with ``final``
         (the last update) always an evaluation of the final steps and a save."""
         steps = self.learner.steps()
+        self._final_phase()
         if self.due(self.cfg.snapshot_every, "snapshot") and steps > 0:
             self._timed(self.snapshot)
         if (self.due(self.cfg.eval_every, "eval") or final) and self._last("eval") != steps:
             self._timed(self.evaluate)
         if final or (self.due(self.cfg.save_every, "save") and steps > self._steps_start):
             self._timed(self.save_latest)
+
+    def _final_phase(self) -> None:
+        """From ``total_timesteps - final_steps`` on, the pool plays the baselines at
+        ``final_baseline_weights`` (once; a resumed run past that point starts with them)."""
+        cfg = self.cfg
+        if cfg.final_baseline_weights is None or self.pool.baseline_weights == dict(
+            cfg.final_baseline_weights
+        ):
+            return
+        steps = self.learner.steps()
+        if steps >= cfg.total_timesteps - cfg.final_steps:
+            self.pool.set_baselines(cfg.final_baseline_weights)
+            self.learner.pool_changed()
+            weights = ", ".join(f"{k} {w:g}" for k, w in cfg.final_baseline_weights.items())
+            self.printer(
+                f"[{steps:,} steps] the last {cfg.final_steps:,} steps play the baselines "
+                f"at final_baseline_weights: {weights}"
+            )
 
     def due(self, every: int, key: str) -> bool:
         if every <= 0:

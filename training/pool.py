@@ -76,6 +76,15 @@ class OpponentPool:
 
     # -- members ---------------------------------------------------------------
 
+    def set_baselines(self, baseline_weights: dict[str, float]) -> None:
+        """The baselines and their weights from now on (``final_baseline_weights``); the
+        snapshots keep theirs, and agents already made are kept."""
+        self.baseline_weights = dict(baseline_weights)
+        for name in baseline_weights:
+            if name not in self.baselines:
+                self.baselines[name] = make_agent(name)
+        self._table = None
+
     def add_snapshot(self, label: str, path: str, steps: int, agent: PolicyAgent) -> None:
         agent.deterministic = self.snapshot_deterministic
         agent.name = label

@@ -96,6 +96,11 @@ def test_shipped_rllib_configs_load(name):
         ("num_env_runners: -1\n", "'num_env_runners' got -1; it must not be negative"),
         ("num_env_runners: two\n", "'num_env_runners' must be integer"),
         ("baseline_weights: {expert: 1.0}\n", "fields these baselines: random, heuristic"),
+        (
+            "final_steps: 100\nfinal_baseline_weights: {expert: 1.0}\n",
+            "option 'final_baseline_weights' names 'expert'; the rllib backend's league fields",
+        ),
+        ("final_steps: 100\n", "'final_steps' (100) and 'final_baseline_weights' (null) go"),
         ("batch_size: 9000\ntrain_batch_size: 4000\n", "larger than a PPO iteration's batch"),
         ("learning_rate: -1\n", "'learning_rate' got -1.0; it must be positive"),
         ("backend: sb3\n", "this loader reads 'rllib'"),
@@ -875,6 +880,43 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     a, b = load_policy(str(plain)).network, load_policy(out).network
     assert a.symmetry is None and all(np.array_equal(x, y) for x, y in zip(a.weights, b.weights))
+
+
+@pytest.mark.slow
+def test_a_run_plays_the_final_baselines_at_the_end(tmp_path):
+    """final_baseline_weights on this backend: the heuristic alone, then random alone for
+    the last 4,000 steps; the league hands its runners the new table (the per-opponent
+    returns show random only after the switch)."""
+    _ray()
+    import csv
+
+    r = _train_tiny(
+        str(tmp_path),
+        total_timesteps=8000,
+        eval_every=0,
+        snapshot_every=0,
+        num_cpus=2,
+        eval_deals=20,
+        baseline_weights="{heuristic: 1.0}",
+        recent_weight=0.0,
+        final_baseline_weights="{random: 1.0}",
+        final_steps=4000,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "the last 4,000 steps play the baselines at final_baseline_weights: random 1" in (
+        r.stdout
+    )
+    run_dir = tmp_path / "runs" / "rllib-tiny"
+    with open(run_dir / "progress.csv", encoding="utf-8") as f:
+        rows = [row for row in csv.DictReader(f) if row.get("charts/SPS")]
+    # the switch comes after the first iteration past 4,000 steps (an iteration holds about
+    # train_batch_size / 2 learner steps)
+    switch = next(i for i, row in enumerate(rows) if int(row["steps"]) >= 4000)
+    assert 0 < switch < len(rows) - 1, [row["steps"] for row in rows]
+    for row in rows[: switch + 1]:
+        assert row.get("charts/return_vs_heuristic") and not row.get("charts/return_vs_random")
+    for row in rows[switch + 1 :]:
+        assert row.get("charts/return_vs_random")
 
 
 def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):

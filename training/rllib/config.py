@@ -201,13 +201,14 @@ def _check(train: TrainConfig, o: RLlibOptions, source: str) -> None:
             f"{source}: option 'batch_size' ({train.batch_size}) is larger than a PPO iteration's "
             f"batch (train_batch_size = {o.train_batch_size})"
         )
-    for name, w in train.baseline_weights.items():
-        if w > 0 and name not in LEAGUE_BASELINES:
-            raise ConfigError(
-                f"{source}: option 'baseline_weights' names {name!r}; the rllib backend's league "
-                f"fields these baselines: {', '.join(LEAGUE_BASELINES)} (other agents can still be "
-                "evaluation opponents, in eval_opponents)"
-            )
+    for key in ("baseline_weights", "final_baseline_weights"):
+        for name, w in (getattr(train, key) or {}).items():
+            if w > 0 and name not in LEAGUE_BASELINES:
+                raise ConfigError(
+                    f"{source}: option {key!r} names {name!r}; the rllib backend's league "
+                    f"fields these baselines: {', '.join(LEAGUE_BASELINES)} (other agents can "
+                    "still be evaluation opponents, in eval_opponents)"
+                )
     if o.address is not None and not o.address.strip():
         raise bad("address", "give 'auto', 'host:port', 'ray://host:port', or null")
 

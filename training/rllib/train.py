@@ -226,8 +226,16 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     torch.manual_seed(t.seed)
     register_env(ENV_NAME, make_env)
     specs = {LEARNER: learner_spec(cfg)}
+    # A baseline the league fields at some point of the run (baseline_weights, or
+    # final_baseline_weights at the end) has its module from the start.
+    fielded = {
+        name
+        for weights in (t.baseline_weights, t.final_baseline_weights or {})
+        for name, w in weights.items()
+        if w > 0
+    }
     for name in LEAGUE_BASELINES:
-        if t.baseline_weights.get(name, 0) > 0:
+        if name in fielded:
             specs[name] = RLModuleSpec(
                 module_class=OpponentModule, model_config={"kind": name, "seed": t.seed}
             )
@@ -245,7 +253,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
             ENV_NAME,
             env_config={
                 "rules": t.rules,
-                "heuristic_hint": t.baseline_weights.get("heuristic", 0) > 0,
+                "heuristic_hint": "heuristic" in fielded,
                 "suit_augment": t.suit_augment,
                 "privileged_critic": t.privileged_critic,
                 "seed": t.seed,
@@ -447,6 +455,11 @@ class Run:
 
     def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
         self.metrics.eval(steps, figures, seconds)
+
+    def pool_changed(self) -> None:
+        """The baselines' weights changed (``final_baseline_weights``): hand the league
+        the new table."""
+        self.push()
 
     def save_model(self, folder: str, resumable: bool) -> None:
         """``policy.npz`` (what an export needs); with ``resumable`` also RLlib's checkpoint,

@@ -63,8 +63,11 @@ class OpponentPool:
 
     @classmethod
     def from_config(cls, cfg: TrainConfig) -> OpponentPool:
-        """The pool a training config asks for (``TrainConfig``: both backends use it)."""
-        return cls(
+        """The pool a training config asks for (``TrainConfig``: both backends use it).
+
+        The agents of ``final_baseline_weights`` are made now too, so that a name no agent
+        has fails when the run starts, not at its end."""
+        pool = cls(
             cfg.baseline_weights,
             recent_weight=cfg.recent_weight,
             older_weight=cfg.older_weight,
@@ -73,6 +76,10 @@ class OpponentPool:
             snapshot_deterministic=cfg.snapshot_deterministic,
             seed=cfg.seed,
         )
+        for name in cfg.final_baseline_weights or {}:
+            if name not in pool.baselines:
+                pool.baselines[name] = make_agent(name)
+        return pool
 
     # -- members ---------------------------------------------------------------
 

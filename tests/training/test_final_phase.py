@@ -113,6 +113,14 @@ def test_a_run_resumed_past_the_switch_starts_with_the_final_weights(tmp_path):
     assert learner.changes == 1 and lines[0].startswith("[800 steps] the last 300 steps")
 
 
+def test_an_unknown_final_baseline_fails_when_the_pool_is_made():
+    from sixtysix_env.agents import AgentSpecError
+
+    cfg = load_config(None, ["final_steps=10", "final_baseline_weights={expret: 1.0}"])
+    with pytest.raises(AgentSpecError, match="unknown agent 'expret'"):
+        OpponentPool.from_config(cfg)
+
+
 def _csv_rows(path) -> list[dict[str, str]]:
     with open(path, encoding="utf-8") as f:
         return list(csv.DictReader(f))

@@ -51,7 +51,8 @@ class OpponentPool:
         seed: int = 0,
     ) -> None:
         self.baseline_weights = dict(baseline_weights)
-        self.baselines: dict[str, Agent] = {n: make_agent(n) for n in baseline_weights}
+        self.baselines: dict[str, Agent] = {}
+        self._make_agents(baseline_weights)
         self.recent_weight = recent_weight
         self.older_weight = older_weight
         self.recent_snapshots = recent_snapshots
@@ -76,9 +77,7 @@ class OpponentPool:
             snapshot_deterministic=cfg.snapshot_deterministic,
             seed=cfg.seed,
         )
-        for name in cfg.final_baseline_weights or {}:
-            if name not in pool.baselines:
-                pool.baselines[name] = make_agent(name)
+        pool._make_agents(cfg.final_baseline_weights or {})
         return pool
 
     # -- members ---------------------------------------------------------------
@@ -87,10 +86,14 @@ class OpponentPool:
         """The baselines and their weights from now on (``final_baseline_weights``); the
         snapshots keep theirs, and agents already made are kept."""
         self.baseline_weights = dict(baseline_weights)
-        for name in baseline_weights:
+        self._make_agents(baseline_weights)
+        self._table = None
+
+    def _make_agents(self, names) -> None:
+        """An agent for each name that has none yet (a spec no agent has fails here)."""
+        for name in names:
             if name not in self.baselines:
                 self.baselines[name] = make_agent(name)
-        self._table = None
 
     def add_snapshot(self, label: str, path: str, steps: int, agent: PolicyAgent) -> None:
         agent.deterministic = self.snapshot_deterministic

@@ -74,6 +74,14 @@ class TrainConfig:
         32,
         "Games played side by side; one batched network call picks all their actions.",
     )
+    rollout_workers: int = _opt(
+        1,
+        "Shares of the n_envs games stepped at once: the training process plays one, each "
+        "other share a worker process of its own (1: all games here). Worth it where the "
+        "pool holds a search bot (1.24x with expert:samples=16 at weight 0.15 on 2 cores, 0.90x "
+        "with the ordinary pool; docs/learning.md). Each share draws its own opponents, so a run "
+        "repeats with the same seed and number of shares, and 1 and 2 give different runs.",
+    )
     n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
     batch_size: int = _opt(1024, "Minibatch size of the PPO update.")
     n_epochs: int = _opt(4, "Passes over each rollout in the PPO update.")
@@ -409,6 +417,7 @@ _POSITIVE = (
     "total_timesteps",
     "torch_threads",
     "n_envs",
+    "rollout_workers",
     "n_steps",
     "batch_size",
     "n_epochs",
@@ -426,6 +435,7 @@ _AT_MOST = {
     "total_timesteps": 10**12,
     "torch_threads": 256,
     "n_envs": 1024,
+    "rollout_workers": 256,
     "n_steps": 1 << 16,
     "batch_size": 1 << 20,
     "n_epochs": 1000,
@@ -554,6 +564,11 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             f"({'null' if cfg.final_baseline_weights is None else _show(cfg.final_baseline_weights)})"
             " go together: give both (steps > 0 and the "
             "weights), or neither (0 and null)"
+        )
+    if rollout and cfg.n_envs % cfg.rollout_workers:
+        raise ConfigError(
+            f"option 'rollout_workers' ({cfg.rollout_workers}) must divide 'n_envs' "
+            f"({cfg.n_envs}): each worker plays the same number of games"
         )
     if rollout and cfg.batch_size > cfg.n_envs * cfg.n_steps:
         raise ConfigError(

@@ -103,6 +103,15 @@ class OpponentPool:
             self.snapshots.pop(0)
         self._table = None
 
+    def replace_snapshots(self, snapshots: list[Snapshot]) -> None:
+        """The snapshots from now on, oldest first (a rollout worker's copy of the
+        training process's pool, :mod:`sixtysix_training.vec_env`)."""
+        for s in snapshots:
+            s.agent.deterministic = self.snapshot_deterministic
+            s.agent.name = s.label
+        self.snapshots = list(snapshots)[-self.max_snapshots :]
+        self._table = None
+
     def load_snapshot(self, run_dir: str, label: str, path: str, steps: int) -> None:
         agent = load_policy(os.path.join(run_dir, path), deterministic=self.snapshot_deterministic)
         self.add_snapshot(label, path, steps, agent)

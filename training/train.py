@@ -354,27 +354,31 @@ def train(
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
     pool = _make_pool(cfg)
-    env = SelfPlayVecEnv.from_config(cfg, pool)
-    state: dict[str, Any] = {}
-    if resume:
-        model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
-    else:
-        model = _new_model(cfg, env)
-    logger = make_logger(run_dir)
-    model.set_logger(logger)
-    if cfg.bc_teacher and not resume:
-        state["bc"] = _clone_teacher(cfg, model, logger, printer)
-    if cfg.init_policy and not resume:
-        state["init"] = _start_from_policy(cfg, model, logger, printer)
-    callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
-    with stopped_by_signals(
-        callback.save_latest,
-        lambda: callback.num_timesteps if getattr(callback, "model", None) is not None else None,
-        callback.run_dir,
-        printer,
-    ), one_blas_thread():  # the opponents' numpy passes beside torch's threads (sixtysix_env.blas)
-        learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
-    env.close()
+    env = SelfPlayVecEnv.from_config(cfg, pool)  # rollout_workers: its processes start here
+    try:
+        state: dict[str, Any] = {}
+        if resume:
+            model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
+        else:
+            model = _new_model(cfg, env)
+        logger = make_logger(run_dir)
+        model.set_logger(logger)
+        if cfg.bc_teacher and not resume:
+            state["bc"] = _clone_teacher(cfg, model, logger, printer)
+        if cfg.init_policy and not resume:
+            state["init"] = _start_from_policy(cfg, model, logger, printer)
+        callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
+        with stopped_by_signals(
+            callback.save_latest,
+            lambda: (
+                callback.num_timesteps if getattr(callback, "model", None) is not None else None
+            ),
+            callback.run_dir,
+            printer,
+        ), one_blas_thread():  # the opponents' numpy passes beside torch's threads
+            learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
+    finally:
+        env.close()
     logger.close()
     summary = _summary(cfg, model.num_timesteps, state, learn_s, learning_s, steps)
     _finish(cfg, run_dir, summary, printer)

@@ -16,11 +16,25 @@ actor reads the first ``OBS_SIZE``): see :mod:`sixtysix_training.learning`.
 This is a lean ``DummyVecEnv``: the same loop, minus the deep copy of every
 step's infos and the per-key copying of ``Dict`` observations, which took a
 fifth of the rollout time here.
+
+With ``rollout_workers`` above 1, :class:`WorkerSelfPlayVecEnv` plays the games
+in that many processes instead, ``n_envs / rollout_workers`` each, every one a
+:class:`SelfPlayVecEnv` with its own copy of the pool: the moves of the games,
+the opponents' above all (a search bot takes milliseconds a move), then run on
+several cores while the training process waits. The training process's pool
+stays the one the run's lifecycle changes (snapshots, ``final_baseline_weights``)
+and saves; before each step the workers are handed what changed. Each worker
+draws its opponents with a generator seeded from the pool's own at each reset,
+so a run repeats with the same seed and number of workers.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import random
+import signal
 import time
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +47,7 @@ from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.single_agent import SixtySixEnv
 
 from .learning import PRIV_SIZE, SuitRenamer, privileged_features
-from .pool import OpponentPool
+from .pool import OpponentPool, Snapshot
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -69,8 +83,11 @@ class SelfPlayVecEnv(VecEnv):
         self._t0 = time.time()
 
     @classmethod
-    def from_config(cls, cfg, pool: OpponentPool) -> SelfPlayVecEnv:
-        """The games a training config asks for (``TrainConfig``), learning options included."""
+    def from_config(cls, cfg, pool: OpponentPool) -> VecEnv:
+        """The games a training config asks for (``TrainConfig``), learning options included:
+        in this process, or in ``rollout_workers`` processes (:class:`WorkerSelfPlayVecEnv`)."""
+        if cfg.rollout_workers > 1:
+            return WorkerSelfPlayVecEnv(cfg, pool)
         return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
 
     def _learner_obs(self, i: int, obs: dict) -> np.ndarray:
@@ -176,3 +193,320 @@ class SelfPlayVecEnv(VecEnv):
 
     def get_images(self):
         return [None for _ in self.envs]
+
+
+# -- the games in worker processes (rollout_workers) ------------------------------------
+
+
+def _policy_agent(network, label: str, deterministic: bool):
+    from sixtysix_env.policy import PolicyAgent
+
+    return PolicyAgent(network, {"name": label}, deterministic=deterministic, name=label)
+
+
+class _Games:
+    """One share of the games (a :class:`SelfPlayVecEnv` with its own copy of the pool) and
+    the commands of :class:`WorkerSelfPlayVecEnv` it answers."""
+
+    def __init__(self, cfg, index: int, n_games: int) -> None:
+        self.cfg = cfg
+        self.pool = OpponentPool.from_config(cfg)
+        self.games = SelfPlayVecEnv(
+            n_games, self.pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic,
+            cfg.seed + index * n_games,
+        )
+
+    def handle(self, cmd: str, args) -> Any:
+        games = self.games
+        if cmd == "step":
+            obs, rewards, dones, infos = games.step(args)
+            return obs, rewards, dones, infos, games.buf_masks.copy()
+        if cmd == "reset":
+            return games.reset(), games.buf_masks.copy()
+        if cmd == "seed":
+            return games.seed(args)
+        if cmd == "pool":
+            _update_pool(self.pool, self.cfg, *args)
+            return None
+        if cmd == "has_attr":
+            return games.has_attr(args)
+        if cmd == "get_attr":
+            return games.get_attr(*args)
+        if cmd == "set_attr":
+            return games.set_attr(*args)
+        if cmd == "env_method":
+            name, margs, mkwargs, idx = args
+            return games.env_method(name, *margs, indices=idx, **mkwargs)
+        if cmd == "close":
+            return games.close()
+        raise ValueError(f"unknown rollout worker command {cmd!r}")
+
+
+class _HereRemote:
+    """The training process's own share of the games, behind a pipe's send and recv: the
+    command runs at ``recv``, while the worker processes run theirs."""
+
+    def __init__(self, cfg, n_games: int) -> None:
+        self.share = _Games(cfg, 0, n_games)
+        self._msg: tuple = ("", None)
+
+    def send(self, msg: tuple) -> None:
+        self._msg = msg
+
+    def recv(self) -> tuple[str, Any]:
+        cmd, args = self._msg
+        try:
+            return "ok", self.share.handle(cmd, args)
+        except Exception:  # noqa: BLE001 - raised by the caller with the others'
+            return "error", traceback.format_exc()
+
+    def poll(self, timeout: float | None = None) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def _worker(conn, cfg, index: int, n_games: int) -> None:
+    """One rollout worker process: share ``index`` of the games, answering the commands of
+    :class:`WorkerSelfPlayVecEnv` until told to close."""
+    # Ctrl-C reaches the whole process group: the training process saves and closes us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from sixtysix_env.blas import one_blas_thread
+
+    with one_blas_thread():  # one process per core: numpy's BLAS threads would only wait
+        try:
+            share = _Games(cfg, index, n_games)
+        except BaseException:  # noqa: BLE001 - reported to the training process
+            conn.send(("error", traceback.format_exc()))
+            conn.close()
+            return
+        conn.send(("ok", None))
+        while True:
+            try:
+                cmd, args = conn.recv()
+            except (EOFError, KeyboardInterrupt):
+                break
+            try:
+                out = share.handle(cmd, args)
+            except BaseException:  # noqa: BLE001 - reported to the training process
+                conn.send(("error", traceback.format_exc()))
+            else:
+                conn.send(("ok", out))
+            if cmd == "close":
+                break
+    conn.close()
+
+
+def _update_pool(pool: OpponentPool, cfg, snapshots, networks, baselines, rng_seed) -> None:
+    """A worker's pool brought level with the training process's (``snapshots``: (label,
+    path, steps) oldest first; ``networks``: the ones this worker has not had yet)."""
+    have = {s.label: s for s in pool.snapshots}
+    pool.replace_snapshots(
+        [
+            have[label]
+            if label in have
+            else Snapshot(
+                label, path, steps,
+                _policy_agent(networks[label], label, cfg.snapshot_deterministic),
+            )
+            for label, path, steps in snapshots
+        ]
+    )
+    if baselines is not None and pool.baseline_weights != baselines:
+        pool.set_baselines(baselines)
+    if rng_seed is not None:
+        pool.rng = random.Random(f"sixtysix-pool:{cfg.seed}:worker:{rng_seed}")
+
+
+class WorkerSelfPlayVecEnv(VecEnv):
+    """The ``n_envs`` games of a training config in ``rollout_workers`` shares: the first
+    played in this process, each other one in a worker process of its own.
+
+    Game ``i`` is game ``i % (n_envs / rollout_workers)`` of share ``i // (n_envs /
+    rollout_workers)``; each share is a :class:`SelfPlayVecEnv`, and the deals follow
+    the seeds SB3 hands out (game ``i`` gets ``seed + i``, as in one process). ``pool`` is
+    the training process's pool: its snapshots and baselines reach the workers before
+    the next step, and each reset reseeds the workers' opponent draws from its generator.
+    """
+
+    def __init__(self, cfg, pool: OpponentPool) -> None:
+        k = cfg.rollout_workers
+        if k < 1 or cfg.n_envs % k:
+            raise ValueError(
+                f"rollout_workers ({k}) must be at least 1 and divide n_envs ({cfg.n_envs})"
+            )
+        self.pool = pool
+        self.cfg = cfg
+        self.per = cfg.n_envs // k
+        self.buf_masks = np.zeros((cfg.n_envs, NUM_ACTIONS), bool)
+        # SB3's choice for its SubprocVecEnv: no copy of this process's threads (torch's).
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.remotes: list[Any] = []
+        self.processes: list[Any] = []
+        self.closed = False
+        self._sent: tuple = ((), None)
+        try:
+            for w in range(1, k):
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(
+                    target=_worker, args=(child, cfg, w, self.per), daemon=True,
+                    name=f"sixtysix-rollout-{w}",
+                )
+                proc.start()
+                child.close()
+                self.remotes.append(parent)
+                self.processes.append(proc)
+            self._gather()  # each process's first word: its games are ready (or why not)
+            # Share 0 is played here, first in the list: it runs while the others run theirs.
+            self.remotes.insert(0, _HereRemote(cfg, self.per))
+            size = OBS_SIZE + (PRIV_SIZE if cfg.privileged_critic else 0)
+            obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+            # (after the workers start: VecEnv asks the games for their render_mode)
+            super().__init__(cfg.n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
+        except BaseException:
+            self.close()
+            raise
+
+    # -- talking to the workers ---------------------------------------------------
+
+    def _send(self, cmd: str, args_per_worker) -> None:
+        for remote, args in zip(self.remotes, args_per_worker, strict=True):
+            remote.send((cmd, args))
+
+    def _gather(self) -> list[Any]:
+        out, errors = [], []
+        for w, remote in enumerate(self.remotes):
+            try:
+                status, value = remote.recv()
+            except EOFError:
+                status, value = "error", "the process ended (killed, or out of memory?)"
+            if status == "error":
+                errors.append(f"share {w} of the games: {value}")
+            out.append(value)
+        if errors:
+            raise RuntimeError("training games failed in a rollout worker:\n" + "\n".join(errors))
+        return out
+
+    def _call(self, cmd: str, args=None) -> list[Any]:
+        self._send(cmd, [args] * len(self.remotes))
+        return self._gather()
+
+    def _sync_pool(self, reseed: bool) -> None:
+        """Hand the workers the pool's snapshots and baselines where they changed, and with
+        ``reseed`` a new seed each for their opponent draws (from the pool's generator)."""
+        pool = self.pool
+        snaps = tuple((s.label, s.path, s.steps) for s in pool.snapshots)
+        baselines = dict(pool.baseline_weights)
+        sent_snaps, sent_baselines = self._sent
+        if not reseed and snaps == sent_snaps and baselines == sent_baselines:
+            return
+        had = {label for label, _, _ in sent_snaps}
+        networks = {s.label: s.agent.network for s in pool.snapshots if s.label not in had}
+        args = [
+            (snaps, networks, baselines, pool.rng.getrandbits(64) if reseed else None)
+            for _ in self.remotes
+        ]
+        self._send("pool", args)
+        self._gather()
+        self._sent = (snaps, baselines)
+
+    def _split(self, indices) -> dict[int, list[int]]:
+        by_worker: dict[int, list[int]] = {}
+        for i in self._get_indices(indices):
+            by_worker.setdefault(i // self.per, []).append(i % self.per)
+        return by_worker
+
+    def _per_index(self, cmd: str, make_args, indices) -> list[Any]:
+        out = []
+        for w, local in self._split(indices).items():
+            self.remotes[w].send((cmd, make_args(local)))
+            status, value = self.remotes[w].recv()
+            if status == "error":
+                raise RuntimeError(f"training games failed in share {w}:\n{value}")
+            out.extend(value if value is not None else [])
+        return out
+
+    # -- the VecEnv interface -------------------------------------------------------
+
+    def seed(self, seed: int | None = None):
+        """Seed the next deals (game ``i``: ``seed + i``) and each worker's suit renamings."""
+        seeds = super().seed(seed)
+        self._send("seed", [seeds[w * self.per] for w in range(len(self.remotes))])
+        self._gather()
+        return seeds
+
+    def reset(self) -> np.ndarray:
+        self._sync_pool(reseed=True)
+        results = self._call("reset")
+        self._reset_seeds()
+        self._reset_options()
+        self.buf_masks = np.concatenate([m for _, m in results])
+        return np.concatenate([o for o, _ in results])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._sync_pool(reseed=False)
+        actions = np.asarray(actions)
+        per = self.per
+        self._send("step", [actions[w * per : (w + 1) * per] for w in range(len(self.remotes))])
+
+    def step_wait(self):
+        results = self._gather()
+        obs = np.concatenate([r[0] for r in results])
+        rewards = np.concatenate([r[1] for r in results])
+        dones = np.concatenate([r[2] for r in results])
+        infos = [info for r in results for info in r[3]]
+        self.buf_masks = np.concatenate([r[4] for r in results])
+        return obs, rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.buf_masks.copy()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for remote in self.remotes:
+            try:
+                remote.send(("close", None))
+            except (BrokenPipeError, OSError):
+                pass
+        for remote in self.remotes:
+            try:
+                if remote.poll(10):
+                    remote.recv()
+            except (EOFError, OSError):
+                pass
+            remote.close()
+        for proc in self.processes:
+            proc.join(10)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+
+    def has_attr(self, attr_name: str) -> bool:
+        # Asked (by MaskablePPO) without fetching the attribute: a bound method would
+        # carry its whole environment through the pipe.
+        return all(self._call("has_attr", attr_name))
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return self._per_index("get_attr", lambda local: (attr_name, local), indices)
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        self._per_index("set_attr", lambda local: (attr_name, value, local), indices)
+
+    def env_method(
+        self, method_name: str, *method_args, indices=None, **method_kwargs
+    ) -> list[Any]:
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            return [self.buf_masks[i].copy() for i in self._get_indices(indices)]
+        return self._per_index(
+            "env_method", lambda local: (method_name, method_args, method_kwargs, local), indices
+        )
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        return [None for _ in range(self.num_envs)]

@@ -93,6 +93,7 @@ def test_shipped_rllib_configs_load(name):
         ),
         ("progress_bar: false\n", "'progress_bar' is not supported by the rllib backend"),
         ("n_envs: 8\n", "use num_env_runners and num_envs_per_env_runner"),
+        ("rollout_workers: 2\n", "'rollout_workers' is not supported by the rllib backend (use num_env_runners"),
         ("num_env_runners: -1\n", "'num_env_runners' got -1; it must not be negative"),
         ("num_env_runners: two\n", "'num_env_runners' must be integer"),
         ("baseline_weights: {expert: 1.0}\n", "fields these baselines: random, heuristic"),

@@ -30,6 +30,7 @@ from ..config import (
 #: SB3-path options this backend does not use, and what to use instead.
 UNSUPPORTED: dict[str, str] = {
     "n_envs": "use num_env_runners and num_envs_per_env_runner",
+    "rollout_workers": "use num_env_runners (sampling processes)",
     "n_steps": "use train_batch_size (environment steps per PPO iteration)",
     "target_kl": "RLlib's PPO has no early stop on KL; leave it out",
     "progress_bar": "the RLlib backend prints one line per iteration",

@@ -17,15 +17,16 @@ This is a lean ``DummyVecEnv``: the same loop, minus the deep copy of every
 step's infos and the per-key copying of ``Dict`` observations, which took a
 fifth of the rollout time here.
 
-With ``rollout_workers`` above 1, :class:`WorkerSelfPlayVecEnv` plays the games
-in that many processes instead, ``n_envs / rollout_workers`` each, every one a
-:class:`SelfPlayVecEnv` with its own copy of the pool: the moves of the games,
-the opponents' above all (a search bot takes milliseconds a move), then run on
-several cores while the training process waits. The training process's pool
-stays the one the run's lifecycle changes (snapshots, ``final_baseline_weights``)
-and saves; before each step the workers are handed what changed. Each worker
-draws its opponents with a generator seeded from the pool's own at each reset,
-so a run repeats with the same seed and number of workers.
+With ``rollout_workers`` above 1, :class:`WorkerSelfPlayVecEnv` splits the games
+into that many shares of ``n_envs / rollout_workers``, each a
+:class:`SelfPlayVecEnv` with its own copy of the pool: the training process
+steps the first while each other share steps in a worker process of its own,
+so the games' moves, the opponents' above all (a search bot takes milliseconds
+a move), run on several cores at once. The training process's pool stays the
+one the run's lifecycle changes (snapshots, ``final_baseline_weights``) and
+saves; before each step the shares are handed what changed. Each share draws
+its opponents with a generator seeded from the pool's own at each reset, so a
+run repeats with the same seed and number of shares.
 """
 
 from __future__ import annotations

@@ -359,7 +359,7 @@ class WorkerSelfPlayVecEnv(VecEnv):
                 child.close()
                 self.remotes.append(parent)
                 self.processes.append(proc)
-            self._gather()  # each process's first word: its games are ready (or why not)
+            self._gather(first=1)  # each process's first word: its games are ready (or why not)
             # Share 0 is played here, first in the list: it runs while the others run theirs.
             self.remotes.insert(0, _HereRemote(cfg, self.per))
             size = OBS_SIZE + (PRIV_SIZE if cfg.privileged_critic else 0)
@@ -376,9 +376,10 @@ class WorkerSelfPlayVecEnv(VecEnv):
         for remote, args in zip(self.remotes, args_per_worker, strict=True):
             remote.send((cmd, args))
 
-    def _gather(self) -> list[Any]:
+    def _gather(self, first: int = 0) -> list[Any]:
+        """Each share's answer, in order (``first``: the share of ``self.remotes[0]``)."""
         out, errors = [], []
-        for w, remote in enumerate(self.remotes):
+        for w, remote in enumerate(self.remotes, first):
             try:
                 status, value = remote.recv()
             except EOFError:
@@ -387,7 +388,7 @@ class WorkerSelfPlayVecEnv(VecEnv):
                 errors.append(f"share {w} of the games: {value}")
             out.append(value)
         if errors:
-            raise RuntimeError("training games failed in a rollout worker:\n" + "\n".join(errors))
+            raise RuntimeError("training games failed (rollout_workers):\n" + "\n".join(errors))
         return out
 
     def _call(self, cmd: str, args=None) -> list[Any]:

@@ -110,7 +110,8 @@ def test_a_failure_in_a_worker_names_it_and_what_went_wrong():
     env = WorkerSelfPlayVecEnv(cfg, OpponentPool.from_config(cfg))
     try:
         env.seed(0)
-        masks = np.stack(env.env_method("action_masks")) if env.reset() is not None else None
+        env.reset()
+        masks = np.stack(env.env_method("action_masks"))
         illegal = np.array([int(np.flatnonzero(~m)[0]) for m in masks])
         with pytest.raises(RuntimeError, match="share 0 of the games.*\n(.*\n)*.*share 1 of"):
             env.step(illegal)

@@ -1,4 +1,4 @@
-"""Teach a suit-symmetric policy the solved endgame: exact labels, anchored fine-tune.
+"""Teach a suit-symmetric policy the strict phase: exact or search labels, anchored fine-tune.
 
 With the stock exhausted both hands are known (every other card has been
 seen), so :class:`~sixtysix_env.agents.solver.Solver` gives every legal
@@ -10,10 +10,24 @@ rest of its play:
 
 1. ``collect``: the policy plays hands (half against itself, where both
    seats' decisions count, a quarter each against ``heuristic`` and
-   ``sixtysix-ppo``); at every one of its decisions with the stock
-   exhausted and more than one legal move the observation, the mask and the
-   set of best moves (by the solver) are kept; at a share of its other
-   decisions the observation and mask are kept as anchor rows.
+   ``sixtysix-ppo``); at every one of its decisions with more than one legal
+   move in the labelled parts (``--parts``) the observation, the mask and
+   the set of best moves are kept; at a share of its other decisions the
+   observation and mask are kept as anchor rows. The parts:
+
+   * ``exhausted`` (the default): the stock drawn out; the best moves are
+     the solver's (exact: both hands are known);
+   * ``closed``: the stock closed, not drawn out; the label is the move
+     ``expert`` plays there (its determinized search solves each sampled
+     deal exactly), and ``gap`` is ``expert``'s estimate of what the
+     policy's own move gives away;
+   * ``close``: the open-phase decisions where closing is legal; the label
+     is ``expert``'s decision to close or not: the close if it closes,
+     otherwise every legal move but the close. To keep these affordable
+     the decision is ``expert:open_search=close``'s, which searches only the
+     close against the heuristic's move (on 164 such decisions of
+     ``sixtysix-ppo-v4``'s it closed or not as the full search did at 161,
+     in about a sixth of the time).
 2. ``fit``: the policy file's matrices are read into a suit-symmetric actor
    (:mod:`training.equivariant`; the file must be one, such as
    ``sixtysix-ppo-v3``), which is fitted to raise the summed probability of
@@ -23,6 +37,8 @@ rest of its play:
 
     python -m research.endgame_fit collect --policy sixtysix-ppo-v3 --hands 40000 \\
         --seed 1 --workers 2 -o runs/endgame-labels.npz
+    python -m research.endgame_fit collect --policy sixtysix-ppo-v4 --hands 40000 \\
+        --parts exhausted closed --seed 1 --workers 2 -o runs/strict-labels.npz
     python -m research.endgame_fit fit --policy sixtysix-ppo-v3 \\
         --data runs/endgame-labels.npz -o runs/v3-endgame.npz
 
@@ -40,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.solver import Solver
 from sixtysix_env.engine import new_hand
@@ -53,15 +69,37 @@ from .distill import load_data
 
 DATA_FORMAT = "sixtysix-endgame-labels/1"
 OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
+PARTS = ("exhausted", "closed", "close")  # the index is a row's ``part``
 
 
-def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarray]:
-    policy, rules, seed, first, last, anchor_share = args
+def _part(view, legal: int) -> str | None:
+    """Which labelled part a decision belongs to (None: an anchor candidate)."""
+    if view.is_exhausted:
+        return "exhausted"
+    if view.closed_by is not None:
+        return "closed"
+    if legal >> CLOSE & 1:
+        return "close"
+    return None
+
+
+def _value(values: dict[int, float], kind: str, action: int) -> float:
+    """The searched value of ``action``; for a close label the search valued only the
+    close and the heuristic's move, which stands for every move but the close."""
+    if kind == "close" and action != CLOSE:
+        return max(v for k, v in values.items() if k != CLOSE)
+    return values[action]
+
+
+def _collect(args: tuple) -> dict[str, np.ndarray]:
+    policy, rules, seed, first, last, anchor_share, parts = args
     cfg = make_rules(rules)
     me = make_agent(policy)
     others = {name: make_agent(name) for name in set(OPPONENTS) - {"self"}}
     solver = Solver(cfg)
-    obs, masks, best, gap, a_obs, a_masks = [], [], [], [], [], []
+    expert = make_agent("expert") if "closed" in parts else None
+    closer = make_agent("expert", open_search="close") if "close" in parts else None
+    obs, masks, best, gap, part, a_obs, a_masks = [], [], [], [], [], [], []
     for h in range(first, last):
         rng = random.Random(f"sixtysix-endgame-fit:{seed}:{h}")
         opponent = OPPONENTS[h % len(OPPONENTS)]
@@ -78,16 +116,39 @@ def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarra
             legal = view.legal_mask
             if legal & (legal - 1):
                 ov = observe_view(view)
-                if state.is_exhausted():
+                kind = _part(view, legal)
+                row = np.zeros(NUM_ACTIONS, dtype=bool)
+                if kind not in parts:
+                    kind = None
+                elif kind == "exhausted":
                     values = solver.action_values(state)
                     top = max(values.values())
-                    row = np.zeros(NUM_ACTIONS, dtype=bool)
                     for k, v in values.items():
                         row[k] = v == top
+                    lost = top - values[a]
+                else:
+                    # expert's own stream per decision: the labels repeat with the seed
+                    searcher = expert if kind == "closed" else closer
+                    choice, values = searcher.decide(view, random.Random(rng_keep.random()))
+                    if kind == "closed":
+                        row[choice] = True
+                    elif choice == CLOSE:
+                        row[CLOSE] = True
+                    else:
+                        row[:] = ov["action_mask"].astype(bool)
+                        row[CLOSE] = False
+                    lost = 0.0
+                    if not row[a]:
+                        lost = max(_value(values, kind, choice) - _value(values, kind, a), 0.0)
+                    if not row[a] and lost == 0.0:
+                        # not expert's move, though its values did not rank it lower
+                        lost = 1e-6
+                if kind is not None:
                     obs.append(ov["observation"])
                     masks.append(ov["action_mask"])
                     best.append(row)
-                    gap.append(top - values[a])
+                    gap.append(lost)
+                    part.append(PARTS.index(kind))
                 elif rng_keep.random() < anchor_share:
                     a_obs.append(ov["observation"])
                     a_masks.append(ov["action_mask"])
@@ -97,6 +158,7 @@ def _collect(args: tuple[str, str, int, int, int, float]) -> dict[str, np.ndarra
         "masks": np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS),
         "best": np.asarray(best, dtype=bool).reshape(-1, NUM_ACTIONS),
         "gap": np.asarray(gap, dtype=np.float32),
+        "part": np.asarray(part, dtype=np.int8),
         "anchor_obs": np.asarray(a_obs, dtype=np.float32).reshape(-1, OBS_SIZE),
         "anchor_masks": np.asarray(a_masks, dtype=bool).reshape(-1, NUM_ACTIONS),
     }
@@ -110,17 +172,25 @@ def collect(
     workers: int = 1,
     rules: str = "altmisalti",
     anchor_share: float = 0.25,
+    parts: tuple[str, ...] = ("exhausted",),
 ) -> dict[str, Any]:
     """Play ``hands`` hands and save the labelled and anchor rows to ``out`` (.npz)."""
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown or not parts:
+        raise ValueError(f"parts {unknown or '(none)'} unknown; choose from {list(PARTS)}")
+    parts = tuple(p for p in PARTS if p in parts)
     t0 = time.perf_counter()
     chunks = np.linspace(0, hands, max(1, workers) * 4 + 1).astype(int)
-    jobs = [(policy, rules, seed, int(a), int(b), anchor_share) for a, b in zip(chunks, chunks[1:])]
+    jobs = [
+        (policy, rules, seed, int(a), int(b), anchor_share, parts)
+        for a, b in zip(chunks, chunks[1:])
+    ]
     if workers > 1:
         with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_collect, jobs)
+            chunks_out = pool.map(_collect, jobs)
     else:
-        parts = [_collect(j) for j in jobs]
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        chunks_out = [_collect(j) for j in jobs]
+    data = {k: np.concatenate([c[k] for c in chunks_out]) for k in chunks_out[0]}
     meta = {
         "format": DATA_FORMAT,
         "obs_version": OBS_VERSION,
@@ -129,11 +199,16 @@ def collect(
         "seed": seed,
         "rules": rules,
         "anchor_share": anchor_share,
+        "parts": list(parts),
         "opponents": list(OPPONENTS),
         "labelled": int(len(data["obs"])),
+        "labelled_by_part": {p: int((data["part"] == i).sum()) for i, p in enumerate(PARTS)},
         "anchor_rows": int(len(data["anchor_obs"])),
         "policy_mistakes": int((data["gap"] > 0).sum()),
         "policy_gp_lost": float(data["gap"].sum()),
+        "mistakes_by_part": {
+            p: int(((data["part"] == i) & (data["gap"] > 0)).sum()) for i, p in enumerate(PARTS)
+        },
         "seconds": round(time.perf_counter() - t0, 1),
     }
     np.savez_compressed(out, meta=np.array(json.dumps(meta)), **data)
@@ -142,7 +217,14 @@ def collect(
 
 def _load(paths: list[str]) -> tuple[dict[str, np.ndarray], str]:
     """The label files' rows, concatenated, and their rule preset (one for all)."""
-    data, metas = load_data(paths, DATA_FORMAT, "an endgame label file", keys=None)
+    keys = ("obs", "masks", "best", "gap", "anchor_obs", "anchor_masks")
+    data, metas = load_data(paths, DATA_FORMAT, "an endgame label file", keys=keys)
+    parts = []
+    for path, meta in zip(paths, metas):
+        with np.load(path, allow_pickle=False) as z:
+            # files from before ``parts`` hold exhausted-stock rows only
+            parts.append(z["part"] if "part" in z.files else np.zeros(meta["labelled"], np.int8))
+    data["part"] = np.concatenate(parts)
     rules = {meta["rules"] for meta in metas}
     if len(rules) > 1:
         raise ValueError(f"label files of different rules {sorted(rules)}; fit one rule set")
@@ -187,6 +269,7 @@ def fit(
     model = nn.Sequential(body, head)
     data, rules = _load(data_paths)
     x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
+    part = th.from_numpy(data["part"])
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
     with th.no_grad():
         a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
@@ -200,7 +283,15 @@ def fit(
             choice = lp.argmax(1)
             wrong = ~best[th.arange(len(choice)), choice]
             kl = (a_ref.exp() * (a_ref - logp(ax, am))).sum(1).mean()
-        return {"mistakes": int(wrong.sum()), "rows": len(choice), "anchor_kl": float(kl)}
+        by_part = {
+            p: int(wrong[part == i].sum()) for i, p in enumerate(PARTS) if (part == i).any()
+        }
+        return {
+            "mistakes": int(wrong.sum()),
+            "rows": len(choice),
+            "mistakes_by_part": by_part,
+            "anchor_kl": float(kl),
+        }
 
     history = [{"epoch": 0, **label_stats()}]
     opt = th.optim.Adam(model.parameters(), lr=learning_rate)
@@ -253,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--workers", type=int, default=1)
     c.add_argument("--anchor-share", type=float, default=0.25)
+    c.add_argument(
+        "--parts", nargs="+", default=["exhausted"], help=f"labelled parts, of {list(PARTS)}"
+    )
     c.add_argument("--rules", default="altmisalti")
     c.add_argument("-o", "--out", required=True)
     f = sub.add_parser("fit", help="fit a suit-symmetric policy file to the labels")
@@ -274,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             args.workers,
             args.rules,
             args.anchor_share,
+            tuple(args.parts),
         )
         print(json.dumps(meta))
     else:

@@ -30,9 +30,9 @@ much narrower than two separate evaluations' would be.
 It prints the agent's game points per hand against the opponent, then for
 each hybrid its game points per hand, the difference from the agent with a
 95% interval, the decisions per hand that fell in that phase (in the hybrid's
-own games), and how often the helper's move was another one there. The deals depend on ``--seed`` only. The
-opponent and the helper draw from their own random streams, seeded per game,
-the same for the agent and every hybrid. Figures are in ``docs/learning.md``.
+own games), and how often the helper's move was another one there. The deals
+depend on ``--seed`` only. The opponent and the helper draw from their own
+random streams, seeded per game, the same for the agent and every hybrid. Figures are in ``docs/learning.md``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.policy import read_policy
 
@@ -78,3 +79,44 @@ def test_a_plain_network_is_refused_by_name(labels, tmp_path):
         fit("sixtysix-ppo-v3", [str(other)], str(tmp_path / "y.npz"), epochs=0)
     with pytest.raises(ValueError, match="'heuristic' is not a policy file"):
         fit("heuristic", [labels[0]], str(tmp_path / "x.npz"), epochs=0)
+
+
+def test_search_labels_for_the_closed_stock_are_experts_moves(tmp_path):
+    from research.endgame_fit import PARTS, collect
+
+    path = str(tmp_path / "closed.npz")
+    meta = collect("sixtysix-ppo-v4", hands=12, seed=5, out=path, parts=("closed",))
+    data = np.load(path)
+    best, masks, gap, part = data["best"], data["masks"], data["gap"], data["part"]
+    closed = PARTS.index("closed")
+    assert meta["parts"] == ["closed"] and len(best) > 0
+    assert (part == closed).all() and meta["labelled_by_part"]["closed"] == len(best)
+    assert (best.sum(axis=1) == 1).all() and (best <= masks).all()  # expert's one move, legal
+    probs = make_agent("sixtysix-ppo-v4").network.probabilities(data["obs"], masks)
+    played_best = best[np.arange(len(best)), probs.argmax(axis=1)]
+    np.testing.assert_array_equal(~played_best, gap > 0)
+    assert meta["mistakes_by_part"]["closed"] == int((~played_best).sum())
+
+
+def test_unknown_parts_are_refused_by_name(tmp_path):
+    from research.endgame_fit import collect
+
+    with pytest.raises(ValueError, match=r"parts \['endgame'\] unknown; choose from"):
+        collect("sixtysix-ppo-v4", hands=1, seed=0, out=str(tmp_path / "x.npz"), parts=("endgame",))
+    with pytest.raises(ValueError, match=r"parts \(none\) unknown"):
+        collect("sixtysix-ppo-v4", hands=1, seed=0, out=str(tmp_path / "x.npz"), parts=())
+
+
+@pytest.mark.slow  # expert's full open-phase search at every decision where closing is legal
+def test_close_labels_are_the_close_or_every_other_legal_move(tmp_path):
+    from research.endgame_fit import PARTS, collect
+
+    path = str(tmp_path / "close.npz")
+    collect("sixtysix-ppo-v4", hands=4, seed=2, out=path, parts=("close",))
+    data = np.load(path)
+    best, masks = data["best"], data["masks"]
+    assert len(best) > 0 and (data["part"] == PARTS.index("close")).all()
+    assert masks[:, CLOSE].all()  # every labelled decision could close
+    only_close = best[:, CLOSE] & (best.sum(axis=1) == 1)
+    rest = ~best[:, CLOSE] & (best == (masks & (np.arange(NUM_ACTIONS) != CLOSE))).all(axis=1)
+    assert (only_close | rest).all()

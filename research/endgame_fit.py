@@ -240,8 +240,12 @@ def fit(
     batch_size: int = 512,
     anchor_weight: float = 1.0,
     seed: int = 0,
+    val_fraction: float = 0.0,
 ) -> dict[str, Any]:
-    """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``."""
+    """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``.
+
+    ``val_fraction`` of the labelled rows (the last ones) are held out and only
+    counted, so the history shows whether the fit carries over."""
     import torch as th
     from torch import nn
 
@@ -271,32 +275,41 @@ def fit(
     x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
     part = th.from_numpy(data["part"])
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError(f"val_fraction {val_fraction} must be in [0, 1)")
+    # the last rows (the last hands of the last file) are held out, never fitted
+    n = len(x) - int(round(val_fraction * len(x)))
     with th.no_grad():
         a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
 
     def logp(xb, mb):
         return th.log_softmax(model(xb).masked_fill(~mb, -1e9), 1)
 
-    def label_stats() -> dict[str, float]:
-        with th.no_grad():
-            lp = logp(x, m)
-            choice = lp.argmax(1)
-            wrong = ~best[th.arange(len(choice)), choice]
-            kl = (a_ref.exp() * (a_ref - logp(ax, am))).sum(1).mean()
+    def mistakes(rows: slice) -> tuple[int, int, dict[str, int]]:
+        """The rows' count, where the argmax is not a best move, and that by part."""
+        lp = logp(x[rows], m[rows])
+        wrong = ~best[rows][th.arange(len(lp)), lp.argmax(1)]
+        parts_ = part[rows]
         by_part = {
-            p: int(wrong[part == i].sum()) for i, p in enumerate(PARTS) if (part == i).any()
+            p: int(wrong[parts_ == i].sum()) for i, p in enumerate(PARTS) if (parts_ == i).any()
         }
-        return {
-            "mistakes": int(wrong.sum()),
-            "rows": len(choice),
-            "mistakes_by_part": by_part,
-            "anchor_kl": float(kl),
-        }
+        return len(lp), int(wrong.sum()), by_part
+
+    def label_stats() -> dict[str, Any]:
+        with th.no_grad():
+            rows, wrong, by_part = mistakes(slice(0, n))
+            stats = {"mistakes": wrong, "rows": rows, "mistakes_by_part": by_part}
+            if n < len(x):
+                rows, wrong, by_part = mistakes(slice(n, None))
+                stats |= {"held_out_rows": rows, "held_out_mistakes": wrong}
+                stats["held_out_mistakes_by_part"] = by_part
+            stats["anchor_kl"] = float((a_ref.exp() * (a_ref - logp(ax, am))).sum(1).mean())
+        return stats
 
     history = [{"epoch": 0, **label_stats()}]
     opt = th.optim.Adam(model.parameters(), lr=learning_rate)
     gen = th.Generator().manual_seed(seed)
-    n, na = len(x), len(ax)
+    na = len(ax)
     steps = (n + batch_size - 1) // batch_size
     a_batch = max(1, na // steps)
     for ep in range(1, epochs + 1):
@@ -324,6 +337,7 @@ def fit(
         "batch_size": batch_size,
         "anchor_weight": anchor_weight,
         "seed": seed,
+        "val_fraction": val_fraction,
         "history": history,
     }
     name = out.rsplit("/", 1)[-1].removesuffix(".npz")
@@ -357,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--batch-size", type=int, default=512)
     f.add_argument("--anchor-weight", type=float, default=1.0)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--val-fraction", type=float, default=0.0)
     f.add_argument("-o", "--out", required=True)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
@@ -381,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
             args.batch_size,
             args.anchor_weight,
             args.seed,
+            args.val_fraction,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "history"}))
     return 0

@@ -64,6 +64,14 @@ def test_the_fit_starts_from_the_policy_and_stays_suit_symmetric(labels, tmp_pat
     for obs_map, action_map in zip(*_suit_tables()):
         np.testing.assert_allclose(net.logits(obs[:, obs_map])[:, action_map], base, atol=1e-4)
     assert [h["epoch"] for h in record["history"]] == [0, 1, 2]
+    assert "held_out_rows" not in record["history"][0]
+
+    held = fit("sixtysix-ppo-v3", [path], str(tmp_path / "held.npz"), epochs=0, val_fraction=0.25)
+    first = held["history"][0]
+    assert first["rows"] + first["held_out_rows"] == record["history"][0]["rows"]
+    assert first["held_out_rows"] == round(0.25 * record["history"][0]["rows"])
+    with pytest.raises(ValueError, match=r"val_fraction 1.0 must be in \[0, 1\)"):
+        fit("sixtysix-ppo-v3", [path], str(tmp_path / "bad.npz"), epochs=0, val_fraction=1.0)
 
 
 @pytest.mark.slow

@@ -83,12 +83,13 @@ def _part(view, legal: int) -> str | None:
     return None
 
 
-def _value(values: dict[int, float], kind: str, action: int) -> float:
-    """The searched value of ``action``; for a close label the search valued only the
-    close and the heuristic's move, which stands for every move but the close."""
+def _value(values: dict[int, float], kind: str, action: int) -> float | None:
+    """The searched value of ``action`` (None: not searched). For a close label the
+    search valued only the close and the heuristic's move, which stands for every
+    move but the close; where the heuristic's move is the close, nothing else."""
     if kind == "close" and action != CLOSE:
-        return max(v for k, v in values.items() if k != CLOSE)
-    return values[action]
+        return max((v for k, v in values.items() if k != CLOSE), default=None)
+    return values.get(action)
 
 
 def _collect(args: tuple) -> dict[str, np.ndarray]:
@@ -139,10 +140,11 @@ def _collect(args: tuple) -> dict[str, np.ndarray]:
                         row[CLOSE] = False
                     lost = 0.0
                     if not row[a]:
-                        lost = max(_value(values, kind, choice) - _value(values, kind, a), 0.0)
-                    if not row[a] and lost == 0.0:
+                        mine, its = _value(values, kind, a), _value(values, kind, choice)
+                        lost = max(its - mine, 0.0) if mine is not None else 0.0
                         # not expert's move, though its values did not rank it lower
-                        lost = 1e-6
+                        # (or did not value it): a mistake of unknown size
+                        lost = max(lost, 1e-6)
                 if kind is not None:
                     obs.append(ov["observation"])
                     masks.append(ov["action_mask"])

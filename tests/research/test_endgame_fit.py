@@ -128,3 +128,12 @@ def test_close_labels_are_the_close_or_every_other_legal_move(tmp_path):
     only_close = best[:, CLOSE] & (best.sum(axis=1) == 1)
     rest = ~best[:, CLOSE] & (best == (masks & (np.arange(NUM_ACTIONS) != CLOSE))).all(axis=1)
     assert (only_close | rest).all()
+
+
+def test_a_close_labels_values_stand_for_every_other_move():
+    from research.endgame_fit import _value
+
+    searched = {5: 1.0, CLOSE: 2.0}  # expert:open_search=close valued the heuristic's move 5
+    assert _value(searched, "close", 7) == 1.0 and _value(searched, "close", CLOSE) == 2.0
+    assert _value({CLOSE: 2.0}, "close", 7) is None  # the heuristic's move was the close
+    assert _value({3: 0.5}, "closed", 3) == 0.5 and _value({3: 0.5}, "closed", 4) is None

@@ -243,11 +243,17 @@ def fit(
     anchor_weight: float = 1.0,
     seed: int = 0,
     val_fraction: float = 0.0,
+    tolerance: float = 0.0,
 ) -> dict[str, Any]:
     """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``.
 
     ``val_fraction`` of the labelled rows (the last ones) are held out and only
-    counted, so the history shows whether the fit carries over."""
+    counted, so the history shows whether the fit carries over. ``tolerance``
+    (game points) widens the search labels (``closed``, ``close``): where the
+    search valued the policy's own move within that much of its choice, the
+    policy's move counts as a best move too, so the fit moves only the moves the
+    search ranks clearly lower. The policy's move there is its argmax (it played
+    deterministically), so ``policy`` must be the policy that collected."""
     import torch as th
     from torch import nn
 
@@ -274,6 +280,13 @@ def fit(
                 )
     model = nn.Sequential(body, head)
     data, rules = _load(data_paths)
+    if tolerance < 0:
+        raise ValueError(f"tolerance {tolerance} must be at least 0 (game points)")
+    if tolerance:
+        searched = (data["part"] != PARTS.index("exhausted")) & (data["gap"] <= tolerance)
+        own = net.probabilities(data["obs"], data["masks"]).argmax(axis=1)
+        data["best"] = data["best"].copy()
+        data["best"][np.flatnonzero(searched), own[searched]] = True
     x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
     part = th.from_numpy(data["part"])
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
@@ -340,6 +353,7 @@ def fit(
         "anchor_weight": anchor_weight,
         "seed": seed,
         "val_fraction": val_fraction,
+        "tolerance": tolerance,
         "history": history,
     }
     name = out.rsplit("/", 1)[-1].removesuffix(".npz")
@@ -374,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--anchor-weight", type=float, default=1.0)
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--val-fraction", type=float, default=0.0)
+    f.add_argument("--tolerance", type=float, default=0.0, help="gp; widens search labels")
     f.add_argument("-o", "--out", required=True)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
@@ -399,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             args.anchor_weight,
             args.seed,
             args.val_fraction,
+            args.tolerance,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "history"}))
     return 0

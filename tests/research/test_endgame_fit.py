@@ -89,11 +89,19 @@ def test_a_plain_network_is_refused_by_name(labels, tmp_path):
         fit("heuristic", [labels[0]], str(tmp_path / "x.npz"), epochs=0)
 
 
-def test_search_labels_for_the_closed_stock_are_experts_moves(tmp_path):
-    from research.endgame_fit import PARTS, collect
+@pytest.fixture(scope="module")
+def closed_labels(tmp_path_factory):
+    from research.endgame_fit import collect
 
-    path = str(tmp_path / "closed.npz")
+    path = str(tmp_path_factory.mktemp("closed") / "closed.npz")
     meta = collect("sixtysix-ppo-v4", hands=12, seed=5, out=path, parts=("closed",))
+    return path, meta
+
+
+def test_search_labels_for_the_closed_stock_are_experts_moves(closed_labels):
+    from research.endgame_fit import PARTS
+
+    path, meta = closed_labels
     data = np.load(path)
     best, masks, gap, part = data["best"], data["masks"], data["gap"], data["part"]
     closed = PARTS.index("closed")
@@ -137,3 +145,18 @@ def test_a_close_labels_values_stand_for_every_other_move():
     assert _value(searched, "close", 7) == 1.0 and _value(searched, "close", CLOSE) == 2.0
     assert _value({CLOSE: 2.0}, "close", 7) is None  # the heuristic's move was the close
     assert _value({3: 0.5}, "closed", 3) == 0.5 and _value({3: 0.5}, "closed", 4) is None
+
+
+@pytest.mark.slow
+def test_a_tolerance_counts_the_policys_near_moves_as_best(closed_labels, tmp_path):
+    pytest.importorskip("torch")
+    from research.endgame_fit import fit
+
+    path, _ = closed_labels
+    gap = np.load(path)["gap"]
+    exact = fit("sixtysix-ppo-v4", [path], str(tmp_path / "a.npz"), epochs=0)["history"][0]
+    assert exact["mistakes"] == int((gap > 0).sum()) > 0
+    loose = fit("sixtysix-ppo-v4", [path], str(tmp_path / "b.npz"), epochs=0, tolerance=0.1)
+    assert loose["history"][0]["mistakes"] == int((gap > 0.1).sum()) < exact["mistakes"]
+    with pytest.raises(ValueError, match="tolerance -1.0 must be at least 0"):
+        fit("sixtysix-ppo-v4", [path], str(tmp_path / "c.npz"), epochs=0, tolerance=-1.0)

@@ -32,7 +32,8 @@ each hybrid its game points per hand, the difference from the agent with a
 95% interval, the decisions per hand that fell in that phase (in the hybrid's
 own games), and how often the helper's move was another one there. The deals
 depend on ``--seed`` only. The opponent and the helper draw from their own
-random streams, seeded per game, the same for the agent and every hybrid. Figures are in ``docs/learning.md``.
+random streams, seeded per game, the same for the agent and every hybrid.
+Figures are in ``docs/learning.md``.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def _part(view, legal: int) -> str | None:
     """Which labelled part a decision belongs to (None: an anchor candidate)."""
     if view.is_exhausted:
         return "exhausted"
-    if view.closed_by is not None:
+    if view.is_closed:
         return "closed"
     if legal >> CLOSE & 1:
         return "close"
@@ -254,6 +254,10 @@ def fit(
     policy's move counts as a best move too, so the fit moves only the moves the
     search ranks clearly lower. The policy's move there is its argmax (it played
     deterministically), so ``policy`` must be the policy that collected."""
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError(f"val_fraction {val_fraction} must be in [0, 1)")
+    if tolerance < 0:
+        raise ValueError(f"tolerance {tolerance} must be at least 0 (game points)")
     import torch as th
     from torch import nn
 
@@ -280,8 +284,6 @@ def fit(
                 )
     model = nn.Sequential(body, head)
     data, rules = _load(data_paths)
-    if tolerance < 0:
-        raise ValueError(f"tolerance {tolerance} must be at least 0 (game points)")
     if tolerance:
         searched = (data["part"] != PARTS.index("exhausted")) & (data["gap"] <= tolerance)
         own = net.probabilities(data["obs"], data["masks"]).argmax(axis=1)
@@ -290,8 +292,6 @@ def fit(
     x, m, best = (th.from_numpy(data[k]) for k in ("obs", "masks", "best"))
     part = th.from_numpy(data["part"])
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
-    if not 0.0 <= val_fraction < 1.0:
-        raise ValueError(f"val_fraction {val_fraction} must be in [0, 1)")
     # the last rows (the last hands of the last file) are held out, never fitted
     n = len(x) - int(round(val_fraction * len(x)))
     with th.no_grad():

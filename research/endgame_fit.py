@@ -70,6 +70,7 @@ from .distill import load_data
 DATA_FORMAT = "sixtysix-endgame-labels/1"
 OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
 PARTS = ("exhausted", "closed", "close")  # the index is a row's ``part``
+LABEL_TARGETS = ("any", "own")
 
 
 def _part(view, legal: int) -> str | None:
@@ -244,6 +245,7 @@ def fit(
     seed: int = 0,
     val_fraction: float = 0.0,
     tolerance: float = 0.0,
+    label_target: str = "any",
 ) -> dict[str, Any]:
     """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``.
 
@@ -253,7 +255,18 @@ def fit(
     search valued the policy's own move within that much of its choice, the
     policy's move counts as a best move too, so the fit moves only the moves the
     search ranks clearly lower. The policy's move there is its argmax (it played
-    deterministically), so ``policy`` must be the policy that collected."""
+    deterministically), so ``policy`` must be the policy that collected.
+
+    ``label_target`` says what a labelled row is fitted to: ``"any"`` raises the
+    summed probability of its best moves, however it falls among them;
+    ``"own"`` fits the policy's own distribution restricted to the best moves
+    (cross-entropy to it, renormalized), so where a label allows several moves
+    (a close label "anything but the close", a widened search label) the
+    choice among them stays the policy's, as on the anchor rows."""
+    if label_target not in LABEL_TARGETS:
+        raise ValueError(
+            f"label_target {label_target!r} unknown; choose from {list(LABEL_TARGETS)}"
+        )
     if not 0.0 <= val_fraction < 1.0:
         raise ValueError(f"val_fraction {val_fraction} must be in [0, 1)")
     if tolerance < 0:
@@ -296,6 +309,8 @@ def fit(
     n = len(x) - int(round(val_fraction * len(x)))
     with th.no_grad():
         a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
+        # "own": the policy's distribution over each row's best moves, renormalized
+        target = th.softmax(model(x).masked_fill(~(m & best), -1e9), 1)
 
     def logp(xb, mb):
         return th.log_softmax(model(xb).masked_fill(~mb, -1e9), 1)
@@ -333,7 +348,10 @@ def fit(
             idx = perm[i * batch_size : (i + 1) * batch_size]
             aidx = aperm[i * a_batch : (i + 1) * a_batch]
             lp = logp(x[idx], m[idx])
-            label = -th.logsumexp(lp.masked_fill(~best[idx], -1e9), 1).mean()
+            if label_target == "own":
+                label = -(target[idx] * lp).sum(1).mean()
+            else:
+                label = -th.logsumexp(lp.masked_fill(~best[idx], -1e9), 1).mean()
             ref = a_ref[aidx]
             kl = (ref.exp() * (ref - logp(ax[aidx], am[aidx]))).sum(1).mean()
             loss = label + anchor_weight * kl
@@ -354,6 +372,7 @@ def fit(
         "seed": seed,
         "val_fraction": val_fraction,
         "tolerance": tolerance,
+        "label_target": label_target,
         "history": history,
     }
     name = out.rsplit("/", 1)[-1].removesuffix(".npz")
@@ -389,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--val-fraction", type=float, default=0.0)
     f.add_argument("--tolerance", type=float, default=0.0, help="gp; widens search labels")
+    f.add_argument(
+        "--label-target",
+        choices=LABEL_TARGETS,
+        default="any",
+        help="any: the best moves' summed probability; own: the policy's choice among them",
+    )
     f.add_argument("-o", "--out", required=True)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
@@ -415,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
             args.seed,
             args.val_fraction,
             args.tolerance,
+            args.label_target,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "history"}))
     return 0

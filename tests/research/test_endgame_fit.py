@@ -160,3 +160,56 @@ def test_a_tolerance_counts_the_policys_near_moves_as_best(closed_labels, tmp_pa
     assert loose["history"][0]["mistakes"] == int((gap > 0.1).sum()) < exact["mistakes"]
     with pytest.raises(ValueError, match="tolerance -1.0 must be at least 0"):
         fit("sixtysix-ppo-v4", [path], str(tmp_path / "c.npz"), epochs=0, tolerance=-1.0)
+
+
+@pytest.mark.slow  # torch and three fits
+def test_an_own_label_target_keeps_the_policys_choice_among_the_best_moves(labels, tmp_path):
+    pytest.importorskip("torch")
+    from research.endgame_fit import fit
+
+    path, _ = labels
+    data = dict(np.load(path))
+    obs, masks = data["obs"], data["masks"]
+    source = make_agent("sixtysix-ppo-v3").network
+    probs = source.probabilities(obs, masks)
+    # each row's label: any move but the policy's favourite (as "any move but the
+    # close" is where the policy would close and the search would not)
+    best = masks.copy()
+    best[np.arange(len(best)), probs.argmax(axis=1)] = False
+    keep = best.sum(axis=1) > 1  # the choice among the rest is what is measured
+    data["best"] = best
+    relabelled = str(tmp_path / "relabelled.npz")
+    np.savez_compressed(relabelled, **data)
+
+    def among_best(p):  # the distribution over each row's best moves, renormalized
+        q = np.where(best, np.clip(p, 1e-12, None), 0.0)[keep]
+        return q / q.sum(axis=1, keepdims=True)
+
+    before = among_best(probs)
+    drift, favourite = {}, {}
+    for target in ("any", "own"):
+        out = str(tmp_path / f"{target}.npz")
+        rec = fit(
+            "sixtysix-ppo-v3",
+            [relabelled],
+            out,
+            epochs=3,
+            learning_rate=1e-3,
+            batch_size=16,
+            label_target=target,
+        )
+        assert rec["label_target"] == target
+        after_p = read_policy(out)[0].probabilities(obs, masks)
+        after = among_best(after_p)
+        ratio = np.where(before > 0, before / np.where(after > 0, after, 1.0), 1.0)
+        drift[target] = float((before * np.log(ratio)).sum(axis=1).mean())
+        favourite[target] = float(after_p[np.arange(len(best)), probs.argmax(axis=1)].mean())
+    base = float(probs.max(axis=1).mean())
+    assert favourite["own"] < base and favourite["any"] < base  # both leave the favourite
+    # "own" pulls the rest's shape back towards the policy's, "any" leaves it free
+    # (3 epochs at 1e-3: about 0.67 nats against 1.44)
+    assert drift["own"] < 0.6 * drift["any"], drift
+    with pytest.raises(
+        ValueError, match=r"label_target 'mine' unknown; choose from \['any', 'own'\]"
+    ):
+        fit("sixtysix-ppo-v3", [relabelled], str(tmp_path / "x.npz"), label_target="mine")

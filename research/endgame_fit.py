@@ -32,8 +32,10 @@ rest of its play:
    (:mod:`training.equivariant`; the file must be one, such as
    ``sixtysix-ppo-v3``), which is fitted to raise the summed probability of
    the best moves on the labelled rows (−log of it) while a KL term keeps its
-   distribution on the anchor rows where it was. The result is an ordinary
-   policy file (one forward pass).
+   distribution on the anchor rows where it was (``--label-target own``
+   fits instead the policy's own distribution over each row's best moves,
+   so that where a label allows several moves the choice among them stays
+   the policy's). The result is an ordinary policy file (one forward pass).
 
     python -m research.endgame_fit collect --policy sixtysix-ppo-v3 --hands 40000 \\
         --seed 1 --workers 2 -o runs/endgame-labels.npz

@@ -248,6 +248,7 @@ def fit(
     val_fraction: float = 0.0,
     tolerance: float = 0.0,
     label_target: str = "any",
+    parts: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Fit ``policy`` (a suit-symmetric policy file) to the labels; save it to ``out``.
 
@@ -264,7 +265,13 @@ def fit(
     ``"own"`` fits the policy's own distribution restricted to the best moves
     (cross-entropy to it, renormalized), so where a label allows several moves
     (a close label "anything but the close", a widened search label) the
-    choice among them stays the policy's, as on the anchor rows."""
+    choice among them stays the policy's, as on the anchor rows. ``parts``
+    (default: all) fits only the labelled rows of those parts; the others are
+    dropped, not made anchor rows."""
+    if parts is not None:
+        unknown = sorted(set(parts) - set(PARTS))
+        if unknown or not parts:
+            raise ValueError(f"parts {unknown or '(none)'} unknown; choose from {list(PARTS)}")
     if label_target not in LABEL_TARGETS:
         raise ValueError(
             f"label_target {label_target!r} unknown; choose from {list(LABEL_TARGETS)}"
@@ -299,6 +306,12 @@ def fit(
                 )
     model = nn.Sequential(body, head)
     data, rules = _load(data_paths)
+    if parts is not None:
+        chosen = np.isin(data["part"], [PARTS.index(p) for p in parts])
+        if not chosen.any():
+            raise ValueError(f"the label files hold no rows of parts {list(parts)}")
+        for key in ("obs", "masks", "best", "gap", "part"):
+            data[key] = data[key][chosen]
     if tolerance:
         searched = (data["part"] != PARTS.index("exhausted")) & (data["gap"] <= tolerance)
         own = net.probabilities(data["obs"], data["masks"]).argmax(axis=1)
@@ -375,6 +388,7 @@ def fit(
         "val_fraction": val_fraction,
         "tolerance": tolerance,
         "label_target": label_target,
+        "parts": list(parts) if parts is not None else None,
         "history": history,
     }
     name = out.rsplit("/", 1)[-1].removesuffix(".npz")
@@ -416,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         default="any",
         help="any: the best moves' summed probability; own: the policy's choice among them",
     )
+    f.add_argument("--parts", nargs="+", default=None, help=f"fit only these, of {list(PARTS)}")
     f.add_argument("-o", "--out", required=True)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
@@ -443,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
             args.val_fraction,
             args.tolerance,
             args.label_target,
+            tuple(args.parts) if args.parts is not None else None,
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "history"}))
     return 0

@@ -213,3 +213,21 @@ def test_an_own_label_target_keeps_the_policys_choice_among_the_best_moves(label
         ValueError, match=r"label_target 'mine' unknown; choose from \['any', 'own'\]"
     ):
         fit("sixtysix-ppo-v3", [relabelled], str(tmp_path / "x.npz"), label_target="mine")
+
+
+@pytest.mark.slow  # torch
+def test_a_fit_can_take_one_part_of_the_labels(labels, closed_labels, tmp_path):
+    pytest.importorskip("torch")
+    from research.endgame_fit import fit
+
+    both = [labels[0], closed_labels[0]]  # exhausted rows, then closed-stock rows
+    n_exhausted, n_closed = labels[1]["labelled"], closed_labels[1]["labelled"]
+    for parts, rows in ((None, n_exhausted + n_closed), (("closed",), n_closed)):
+        rec = fit("sixtysix-ppo-v4", both, str(tmp_path / "a.npz"), epochs=0, parts=parts)
+        assert rec["history"][0]["rows"] == rows
+    rec = fit("sixtysix-ppo-v4", both, str(tmp_path / "b.npz"), epochs=0, parts=("exhausted",))
+    assert rec["history"][0]["mistakes_by_part"].keys() == {"exhausted"}
+    with pytest.raises(ValueError, match=r"no rows of parts \['close'\]"):
+        fit("sixtysix-ppo-v4", both, str(tmp_path / "c.npz"), epochs=0, parts=("close",))
+    with pytest.raises(ValueError, match=r"parts \['endgame'\] unknown; choose from"):
+        fit("sixtysix-ppo-v4", both, str(tmp_path / "d.npz"), epochs=0, parts=("endgame",))

@@ -75,6 +75,12 @@ PARTS = ("exhausted", "closed", "close")  # the index is a row's ``part``
 LABEL_TARGETS = ("any", "own")
 
 
+def _check_parts(parts: tuple[str, ...]) -> None:
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown or not parts:
+        raise ValueError(f"parts {unknown or '(none)'} unknown; choose from {list(PARTS)}")
+
+
 def _part(view, legal: int) -> str | None:
     """Which labelled part a decision belongs to (None: an anchor candidate)."""
     if view.is_exhausted:
@@ -180,9 +186,7 @@ def collect(
     parts: tuple[str, ...] = ("exhausted",),
 ) -> dict[str, Any]:
     """Play ``hands`` hands and save the labelled and anchor rows to ``out`` (.npz)."""
-    unknown = sorted(set(parts) - set(PARTS))
-    if unknown or not parts:
-        raise ValueError(f"parts {unknown or '(none)'} unknown; choose from {list(PARTS)}")
+    _check_parts(parts)
     parts = tuple(p for p in PARTS if p in parts)
     t0 = time.perf_counter()
     chunks = np.linspace(0, hands, max(1, workers) * 4 + 1).astype(int)
@@ -269,9 +273,7 @@ def fit(
     (default: all) fits only the labelled rows of those parts; the others are
     dropped, not made anchor rows."""
     if parts is not None:
-        unknown = sorted(set(parts) - set(PARTS))
-        if unknown or not parts:
-            raise ValueError(f"parts {unknown or '(none)'} unknown; choose from {list(PARTS)}")
+        _check_parts(parts)
     if label_target not in LABEL_TARGETS:
         raise ValueError(
             f"label_target {label_target!r} unknown; choose from {list(LABEL_TARGETS)}"

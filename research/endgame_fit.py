@@ -327,7 +327,8 @@ def fit(
     with th.no_grad():
         a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
         # "own": the policy's distribution over each row's best moves, renormalized
-        target = th.softmax(model(x).masked_fill(~(m & best), -1e9), 1)
+        if label_target == "own":
+            target = th.softmax(model(x).masked_fill(~(m & best), -1e9), 1)
 
     def logp(xb, mb):
         return th.log_softmax(model(xb).masked_fill(~mb, -1e9), 1)

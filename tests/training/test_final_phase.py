@@ -7,11 +7,17 @@ RLlib backend's own checks and run are in ``test_rllib.py``.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import os
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
+# A check, not an import: collecting the fast lane imports neither SB3 nor torch.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
+)
+pytest.importorskip("msgspec")  # the config's own needs (the [train] extra), light to import
+pytest.importorskip("yaml")
 
 from sixtysix_training.config import ConfigError, load_config  # noqa: E402
 from sixtysix_training.lifecycle import RunLifecycle  # noqa: E402

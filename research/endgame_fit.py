@@ -324,14 +324,15 @@ def fit(
     ax, am = th.from_numpy(data["anchor_obs"]), th.from_numpy(data["anchor_masks"])
     # the last rows (the last hands of the last file) are held out, never fitted
     n = len(x) - int(round(val_fraction * len(x)))
-    with th.no_grad():
-        a_ref = th.log_softmax(model(ax).masked_fill(~am, -1e9), 1)
-        # "own": the policy's distribution over each row's best moves, renormalized
-        if label_target == "own":
-            target = th.softmax(model(x).masked_fill(~(m & best), -1e9), 1)
 
     def logp(xb, mb):
         return th.log_softmax(model(xb).masked_fill(~mb, -1e9), 1)
+
+    with th.no_grad():
+        a_ref = logp(ax, am)
+        # "own": the policy's distribution over each row's best moves, renormalized
+        if label_target == "own":
+            target = th.softmax(model(x).masked_fill(~(m & best), -1e9), 1)
 
     def mistakes(rows: slice) -> tuple[int, int, dict[str, int]]:
         """The rows' count, where the argmax is not a best move, and that by part."""

@@ -1,0 +1,174 @@
+"""N hands in arrays: deal, legal masks, apply, observe, results, for any set of lanes.
+
+:class:`BatchedHands` is the Python face of :mod:`.kernels`. Every method
+takes the lanes it works on (an int array; all lanes where omitted), so a
+caller can advance only the games whose player is to act. Illegal actions are
+refused with :class:`~sixtysix_env.errors.IllegalActionError` naming the lane,
+the action and the legal ones, before any lane changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import require_numba
+
+require_numba()
+
+from ..actions import NUM_ACTIONS, action_name  # noqa: E402
+from ..cards import NUM_CARDS  # noqa: E402
+from ..engine import HandResult  # noqa: E402
+from ..env.observation import OBS_SIZE, _rules_part  # noqa: E402
+from ..errors import DeckError, IllegalActionError  # noqa: E402
+from ..rules import RuleConfig, make_rules  # noqa: E402
+from . import kernels as kn  # noqa: E402
+
+_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
+
+
+def mask_bits(masks: np.ndarray) -> np.ndarray:
+    """Legal masks (int64 bit masks) as (n, 34) int8 rows, 1 = legal."""
+    return ((masks[:, None] >> _ACTION_BITS) & 1).astype(np.int8)
+
+
+class BatchedHands:
+    """``n`` hands of one rule set, each in its own lane."""
+
+    def __init__(self, n: int, rules: str | RuleConfig | dict | None = "altmisalti") -> None:
+        if type(n) is not int or n < 1:
+            raise ValueError(f"the number of lanes must be an int >= 1, got {n!r}")
+        self.n = n
+        self.rules = make_rules(rules)
+        self.S = np.zeros((n, kn.NUM_FIELDS), np.int64)
+        self.S[:, kn.OVER] = 1  # nothing dealt yet
+        self.K = np.zeros((n, kn.STOCK_LEN), np.int64)
+        self.R = kn.rule_vector(self.rules)
+        self.rules_part = np.array(_rules_part(self.rules), np.float64)
+        self.all_lanes = np.arange(n, dtype=np.int64)
+
+    def _lanes(self, lanes) -> np.ndarray:
+        if lanes is None:
+            return self.all_lanes
+        return np.ascontiguousarray(lanes, dtype=np.int64)
+
+    # -- dealing ---------------------------------------------------------------------
+
+    def deal(self, lanes, decks, dealers, scores=None) -> None:
+        """Start a hand in each of ``lanes``: ``decks`` (k, 24) card ids, top card first,
+        dealt as :func:`~sixtysix_env.engine.deal_from_deck`; ``dealers`` (k,) seats;
+        ``scores`` (k, 2) the match score (game points) the hand is dealt at."""
+        lanes = self._lanes(lanes)
+        decks = np.ascontiguousarray(decks, dtype=np.int64).reshape(len(lanes), NUM_CARDS)
+        check_decks(decks)
+        dealers = np.ascontiguousarray(dealers, dtype=np.int64).reshape(len(lanes))
+        if ((dealers != 0) & (dealers != 1)).any():
+            raise ValueError(f"dealers must be seats 0 or 1, got {sorted(set(dealers.tolist()))}")
+        if scores is None:
+            scores = np.zeros((len(lanes), 2), np.int64)
+        scores = np.ascontiguousarray(scores, dtype=np.int64).reshape(len(lanes), 2)
+        kn.deal(self.S, self.K, lanes, decks, dealers, scores)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def legal_masks(self, lanes=None) -> np.ndarray:
+        """Each lane's legal actions as an int64 bit mask (0 once its hand is over)."""
+        lanes = self._lanes(lanes)
+        out = np.empty(len(lanes), np.int64)
+        kn.legal_masks(self.S, self.R, lanes, out)
+        return out
+
+    def to_move(self, lanes=None) -> np.ndarray:
+        """The seat to act in each lane, -1 where the hand is over."""
+        lanes = self._lanes(lanes)
+        return np.where(self.S[lanes, kn.OVER] != 0, -1, self.S[lanes, kn.TO_MOVE])
+
+    def over(self, lanes=None) -> np.ndarray:
+        return self.S[self._lanes(lanes), kn.OVER] != 0
+
+    def returns(self, lanes, seats) -> np.ndarray:
+        """Game points won (+) or lost (-) by ``seats[j]`` in each lane (0 before the end)."""
+        lanes = self._lanes(lanes)
+        out = np.empty(len(lanes), np.int64)
+        kn.returns(self.S, lanes, np.ascontiguousarray(seats, dtype=np.int64), out)
+        return out
+
+    def observe(self, lanes=None, seats=None, obs=None, masks=None):
+        """The observation vectors (k, 349) float32 and masks (k, 34) int8 of ``seats[j]`` in
+        ``lanes[j]``, as :func:`~sixtysix_env.env.observation.observe_view` builds them; written
+        into ``obs`` and ``masks`` where given (their first k rows)."""
+        lanes = self._lanes(lanes)
+        k = len(lanes)
+        if seats is None:
+            seats = self.to_move(lanes)
+            if (seats < 0).any():
+                raise ValueError("observe: a lane's hand is over; give the seats to observe")
+        seats = np.ascontiguousarray(seats, dtype=np.int64).reshape(k)
+        if obs is None:
+            obs = np.empty((k, OBS_SIZE), np.float32)
+        if masks is None:
+            masks = np.empty((k, NUM_ACTIONS), np.int8)
+        kn.observe(self.S, self.R, self.rules_part, lanes, seats, obs, masks)
+        return obs, masks
+
+    def result(self, lane: int) -> HandResult | None:
+        """Lane ``lane``'s hand result, as the scalar engine's ``State.result`` (None before the end)."""
+        v = self.S[lane]
+        if not v[kn.OVER]:
+            return None
+        r = self.rules
+        last = int(v[kn.LAST_WON])
+        closed = int(v[kn.CLOSED_BY])
+        return HandResult(
+            winner=None if v[kn.WINNER] < 0 else int(v[kn.WINNER]),
+            game_points=int(v[kn.GP]),
+            reason=kn.REASONS[int(v[kn.REASON])],
+            card_points=(int(v[kn.CARD_PTS]), int(v[kn.CARD_PTS + 1])),
+            marriage_points=(int(v[kn.MAR_PTS]), int(v[kn.MAR_PTS + 1])),
+            tricks_won=(int(v[kn.TRICKS]), int(v[kn.TRICKS + 1])),
+            totals=(int(v[kn.TOTALS]), int(v[kn.TOTALS + 1])),
+            closed_by=None if closed < 0 else closed,
+            last_trick_winner=None if last < 0 else last,
+            going_out=r.going_out,
+            last_trick_bonus=r.last_trick_bonus,
+        )
+
+    # -- acting ------------------------------------------------------------------------
+
+    def apply(self, lanes, actions, who: str = "the player") -> None:
+        """Play ``actions[j]`` in ``lanes[j]``; every action is checked first, and an illegal one
+        raises :class:`IllegalActionError` (naming the lane) with no lane changed."""
+        lanes = self._lanes(lanes)
+        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(len(lanes))
+        legal = np.empty(len(lanes), np.int64)
+        bad = kn.check_actions(self.S, self.R, lanes, actions, legal)
+        if bad >= 0:
+            raise self.illegal(int(lanes[bad]), int(actions[bad]), int(legal[bad]), who)
+        kn.apply_actions(self.S, self.K, self.R, lanes, actions)
+
+    def apply_unchecked(self, lanes, actions) -> None:
+        """:meth:`apply` for actions known to be legal (drawn from the lanes' own masks)."""
+        kn.apply_actions(self.S, self.K, self.R, lanes, actions)
+
+    def illegal(self, lane: int, action, legal_mask: int, who: str) -> IllegalActionError:
+        legal = [a for a in range(NUM_ACTIONS) if legal_mask >> a & 1]
+        try:
+            name = f"{action_name(int(action))} (id {action})"
+        except (ValueError, TypeError):
+            name = f"{action!r} (not an action id 0-{NUM_ACTIONS - 1})"
+        if not legal:
+            msg = f"illegal action {name} by {who} in game {lane}: its hand is over"
+        else:
+            msg = (f"illegal action {name} by {who} in game {lane}; legal actions: "
+                   + ", ".join(f"{action_name(a)} ({a})" for a in legal))
+        return IllegalActionError(msg, action, legal)
+
+
+def check_decks(decks: np.ndarray) -> None:
+    """Refuse a deck that is not the 24 cards once each, naming the row."""
+    ok = (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all(axis=1)
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise DeckError(
+            f"deck {row} is not the 24 card ids 0-23 once each: {decks[row].tolist()}"
+        )
+

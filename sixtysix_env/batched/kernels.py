@@ -1,0 +1,576 @@
+"""The batched engine's compiled loops (numba): N hands held in arrays, one lane each.
+
+Every function here takes the whole batch's arrays and a list of lanes, and
+runs the scalar engine's own steps (``sixtysix_env.engine``) on each of those
+lanes in one compiled loop. The code of a lane is written to read like the
+scalar engine's, rule by rule, so that the two can be compared line by line;
+the tests (``tests/batched/``) play the same deals with the same moves on both
+and compare every legal mask, observation and result.
+
+The state of lane ``i`` is row ``S[i]`` (int64), laid out as below; the
+face-down stock is row ``K[i]`` (11 card ids in drawing order).
+
+=====  ==========  ====================================================
+index  name        meaning
+=====  ==========  ====================================================
+0-1    HAND        cards in each seat's hand (mask)
+2-3    CARD_PTS    card points taken in tricks
+4-5    MAR_PTS     marriage points declared
+6-7    TRICKS      tricks won
+8-9    PLAYED      cards each seat has played (the card on the table too)
+10-11  KNOWN       cards of the seat the opponent has seen
+12-13  EXCLUDED    cards the seat is known not to hold (strict play)
+14     STOCK_POS   face-down cards already drawn (0-11)
+15     TRUMP_CARD  the face-up card under the stock (the 9 after an exchange)
+16     TRUMP_SUIT
+17     DEALER
+18     LEADER
+19     TO_MOVE
+20     LEAD        card on the table, or -1
+21     CLOSED_BY   seat that closed the stock, or -1
+22     TRICK_NO    tricks completed
+23     JUST_CLOSED 1 between a close and the lead that follows it
+24-25  WON         cards in the tricks each seat has won
+26-27  MAR_SUITS   suits (bits) in which each seat declared a marriage
+28-29  EXCHANGED   1 if the seat exchanged the trump 9
+30-32  CLOSE_INFO  the closer's opponent's card points, marriage points and
+                   tricks when the stock was closed
+33     HAS_CLOSE   1 once CLOSE_INFO is set
+34     OVER        1 once the hand has ended
+35     WINNER      the hand's winner, -1 for a tie (or before the end)
+36     GP          the winner's game points
+37     REASON      1 went out, 2 failed close, 3 last trick, 4 tie
+38     LAST_WON    the winner of the last trick when the hand ran out, else -1
+39-40  TOTALS      each seat's total at the end (as ``HandResult.totals``)
+41-42  SCORE       the match score (game points) the hand was dealt at
+=====  ==========  ====================================================
+
+The rule switches come as an int64 vector ``R`` (see :func:`rule_vector`) and
+the observation's rule part as a float64 vector (``env.observation``'s own).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .. import events
+from ..cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
+from ..env.observation import INDEX
+from ..rules import BEATS, FAILED_CLOSE_PENALTIES, ONE_POINT_TOTAL, RuleConfig
+
+HAND, CARD_PTS, MAR_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
+STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
+LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
+WON, MAR_SUITS, EXCHANGED, CLOSE_INFO, HAS_CLOSE = 24, 26, 28, 30, 33
+OVER, WINNER, GP, REASON, LAST_WON, TOTALS, SCORE = 34, 35, 36, 37, 38, 39, 41
+NUM_FIELDS = 43
+STOCK_LEN = 11
+
+# Reason codes: the index in REASONS (the environments' info["hand_reason"] codes).
+REASONS = ("", events.WENT_OUT, events.FAILED_CLOSE, events.LAST_TRICK, events.TIE)
+WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = 1, 2, 3, 4
+
+# The rule vector R.
+R_MUST_BEAT, R_MARRIAGE_AFTER_CLOSE, R_CLOSE_ON_FIRST_LEAD = 0, 1, 2
+R_MIN_CLOSE, R_MIN_EXCHANGE, R_PENALTY, R_TOTALS_AT_CLOSE = 3, 4, 5, 6
+R_GOING_OUT, R_LAST_TRICK_BONUS, R_MATCH_TARGET = 7, 8, 9
+NUM_RULES = 10
+
+_SUIT = np.array(SUIT_MASK, np.int64)
+_HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
+_POINTS = np.array(CARD_POINTS, np.int64)
+_BEATS = np.array(BEATS, np.int64)  # [trump suit, lead] -> the cards that beat it
+
+# Observation indices (env.observation's table is the one place the layout is written).
+O_TRUMP, O_LEAD, O_MY_PLAYED, O_OPP_PLAYED = (
+    INDEX["trump_card"], INDEX["lead"], INDEX["my_played"], INDEX["opp_played"])
+O_MY_WON, O_OPP_WON, O_OPP_KNOWN, O_OPP_EXCL = (
+    INDEX["my_won"], INDEX["opp_won"], INDEX["opp_known"], INDEX["opp_excluded"])
+O_UNSEEN, O_MY_KNOWN, O_MY_EXCL = INDEX["unseen"], INDEX["my_known"], INDEX["my_excluded"]
+O_TRUMP_SUIT, O_OPP_VOID, O_MY_MAR, O_OPP_MAR = (
+    INDEX["trump_suit"], INDEX["opp_void"], INDEX["my_marriages"], INDEX["opp_marriages"])
+O_FLAGS, O_STOCK, O_NUMBERS = INDEX["my_turn"], INDEX["stock_left"], INDEX["my_card_points"]
+O_RULES = INDEX["must_beat_in_suit"]
+_ORDER = ("my_turn", "i_lead", "i_deal", "open", "closed", "exhausted", "closed_by_me",
+          "closed_by_opp", "just_closed", "my_trick", "opp_trick", "my_exchange",
+          "opp_exchange", "hand_over", "stock_left")
+assert all(INDEX[a] + 1 == INDEX[b] for a, b in zip(_ORDER, _ORDER[1:])), "flag order"
+assert INDEX["close_card_points"] == O_NUMBERS + 9 and O_RULES == O_NUMBERS + 12
+
+
+def rule_vector(rules: RuleConfig) -> np.ndarray:
+    """The rule switches as the kernels read them."""
+    r = np.zeros(NUM_RULES, np.int64)
+    r[R_MUST_BEAT] = rules.must_beat_in_suit
+    r[R_MARRIAGE_AFTER_CLOSE] = rules.marriage_after_close
+    r[R_CLOSE_ON_FIRST_LEAD] = rules.close_on_first_lead
+    r[R_MIN_CLOSE] = rules.min_stock_to_close
+    r[R_MIN_EXCHANGE] = rules.min_stock_to_exchange
+    r[R_PENALTY] = FAILED_CLOSE_PENALTIES.index(rules.failed_close_penalty)
+    r[R_TOTALS_AT_CLOSE] = rules.opponent_totals_at == "close"
+    r[R_GOING_OUT] = rules.going_out
+    r[R_LAST_TRICK_BONUS] = rules.last_trick_bonus
+    r[R_MATCH_TARGET] = rules.match_target
+    return r
+
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+# -- dealing ---------------------------------------------------------------------
+
+
+@_jit
+def deal(S, K, lanes, decks, dealers, scores):
+    """Start a hand in each of ``lanes`` from ``decks[j]`` (24 card ids, top first), as
+    ``engine.deal_from_deck``: three and three cards each, the 13th turned up, the rest
+    the stock."""
+    for j in range(lanes.shape[0]):
+        i = lanes[j]
+        for f in range(NUM_FIELDS):
+            S[i, f] = 0
+        d = dealers[j]
+        non = 1 - d
+        deck = decks[j]
+        for k in range(3):
+            S[i, HAND + non] |= 1 << deck[k]
+            S[i, HAND + d] |= 1 << deck[3 + k]
+            S[i, HAND + non] |= 1 << deck[6 + k]
+            S[i, HAND + d] |= 1 << deck[9 + k]
+        S[i, TRUMP_CARD] = deck[12]
+        S[i, TRUMP_SUIT] = deck[12] // 6
+        for k in range(STOCK_LEN):
+            K[i, k] = deck[13 + k]
+        S[i, DEALER] = d
+        S[i, LEADER] = non
+        S[i, TO_MOVE] = non
+        S[i, LEAD] = -1
+        S[i, CLOSED_BY] = -1
+        S[i, WINNER] = -1
+        S[i, LAST_WON] = -1
+        S[i, SCORE] = scores[j, 0]
+        S[i, SCORE + 1] = scores[j, 1]
+
+
+# -- the rules ---------------------------------------------------------------------
+
+
+@_jit
+def legal_mask(S, R, i):
+    """``State.legal_mask`` of lane ``i`` (0 once the hand is over)."""
+    if S[i, OVER]:
+        return 0
+    p = S[i, TO_MOVE]
+    hand = S[i, HAND + p]
+    closed = S[i, CLOSED_BY] >= 0
+    stock_left = STOCK_LEN - S[i, STOCK_POS]
+    lead = S[i, LEAD]
+    if lead >= 0:
+        if closed or stock_left == 0:
+            # rules.follow_mask
+            follow = hand & _SUIT[lead // 6]
+            if follow:
+                if R[R_MUST_BEAT]:
+                    higher = follow & _HIGHER[lead]
+                    return higher if higher else follow
+                return follow
+            trumps = hand & _SUIT[S[i, TRUMP_SUIT]]
+            return trumps if trumps else hand
+        return hand
+    m = hand
+    won = S[i, TRICKS + p] > 0
+    ts = S[i, TRUMP_SUIT]
+    # rules.marriage_refusal
+    if won and not ((closed or stock_left == 0)
+                    and not (R[R_MARRIAGE_AFTER_CLOSE] or S[i, JUST_CLOSED])):
+        for s in range(4):
+            qk = 3 << (s * 6 + 2)  # the queen and the king
+            if hand & qk == qk:
+                m |= 3 << (24 + 2 * s)
+    # rules.exchange_refusal
+    if (hand >> (ts * 6) & 1 and won and not closed and stock_left > 0
+            and stock_left >= R[R_MIN_EXCHANGE]):
+        m |= 1 << 32
+    # rules.close_refusal
+    if (not closed and stock_left > 0 and (S[i, TRICK_NO] > 0 or R[R_CLOSE_ON_FIRST_LEAD])
+            and stock_left >= R[R_MIN_CLOSE]):
+        m |= 1 << 33
+    return m
+
+
+@_jit
+def legal_masks(S, R, lanes, out):
+    for j in range(lanes.shape[0]):
+        out[j] = legal_mask(S, R, lanes[j])
+
+
+@_jit
+def _total(S, i, seat):
+    # rules.counted_total: marriages count once the side has won a trick
+    cp = S[i, CARD_PTS + seat]
+    if S[i, TRICKS + seat]:
+        return cp + S[i, MAR_PTS + seat]
+    return cp
+
+
+@_jit
+def _game_points(loser_total, loser_tricks):
+    if loser_tricks == 0:
+        return 3
+    return 1 if loser_total >= ONE_POINT_TOTAL else 2
+
+
+@_jit
+def _failed_close_points(S, R, i):
+    pen = R[R_PENALTY]
+    if pen == 1:  # "2-or-3"
+        return 3 if S[i, CLOSE_INFO + 2] == 0 else 2
+    return 2 if pen == 0 else 3
+
+
+@_jit
+def _set_result(S, i, winner, gp, reason, t0, t1, last):
+    S[i, OVER] = 1
+    S[i, WINNER] = winner
+    S[i, GP] = gp
+    S[i, REASON] = reason
+    S[i, TOTALS] = t0
+    S[i, TOTALS + 1] = t1
+    S[i, LAST_WON] = last
+
+
+@_jit
+def _end_went_out(S, R, i, w):
+    lo = 1 - w
+    closer = S[i, CLOSED_BY]
+    t = np.empty(2, np.int64)
+    t[0] = _total(S, i, 0)
+    t[1] = _total(S, i, 1)
+    if closer >= 0 and closer != w:
+        _set_result(S, i, w, _failed_close_points(S, R, i), FAILED_CLOSE, t[0], t[1], -1)
+        return
+    lo_total = t[lo]
+    lo_tricks = S[i, TRICKS + lo]
+    if closer == w and R[R_TOTALS_AT_CLOSE]:
+        ctr = S[i, CLOSE_INFO + 2]
+        lo_total = S[i, CLOSE_INFO] + (S[i, CLOSE_INFO + 1] if ctr else 0)
+        lo_tricks = ctr
+        t[lo] = lo_total
+    _set_result(S, i, w, _game_points(lo_total, lo_tricks), WENT_OUT, t[0], t[1], -1)
+
+
+@_jit
+def _end_ran_out(S, R, i, last):
+    closer = S[i, CLOSED_BY]
+    t0 = _total(S, i, 0)
+    t1 = _total(S, i, 1)
+    if closer >= 0:
+        _set_result(S, i, 1 - closer, _failed_close_points(S, R, i), FAILED_CLOSE, t0, t1, last)
+        return
+    if last == 0:
+        t0 += R[R_LAST_TRICK_BONUS]
+    else:
+        t1 += R[R_LAST_TRICK_BONUS]
+    if t0 == t1:
+        _set_result(S, i, -1, 0, TIE, t0, t1, last)
+        return
+    w = 0 if t0 > t1 else 1
+    lo_total = t1 if w == 0 else t0
+    _set_result(S, i, w, _game_points(lo_total, S[i, TRICKS + 1 - w]), LAST_TRICK, t0, t1, last)
+
+
+@_jit
+def apply_one(S, K, R, i, action):
+    """``engine._apply`` on lane ``i``: the action must be legal there."""
+    p = S[i, TO_MOVE]
+    ts = S[i, TRUMP_SUIT]
+    if action == 32:  # exchange the trump 9
+        nine = ts * 6
+        taken = S[i, TRUMP_CARD]
+        S[i, HAND + p] = (S[i, HAND + p] & ~(1 << nine)) | (1 << taken)
+        S[i, KNOWN + p] |= 1 << taken
+        S[i, TRUMP_CARD] = nine
+        S[i, EXCHANGED + p] = 1
+        return
+    if action == 33:  # close
+        o = 1 - p
+        S[i, CLOSED_BY] = p
+        S[i, JUST_CLOSED] = 1
+        S[i, CLOSE_INFO] = S[i, CARD_PTS + o]
+        S[i, CLOSE_INFO + 1] = S[i, MAR_PTS + o]
+        S[i, CLOSE_INFO + 2] = S[i, TRICKS + o]
+        S[i, HAS_CLOSE] = 1
+        return
+    if action >= 24:  # lead a queen or king, declaring the marriage
+        k = action - 24
+        suit = k // 2
+        c = suit * 6 + (3 if k % 2 else 2)
+        shown = c - 1 if k % 2 else c + 1
+        S[i, MAR_PTS + p] += 40 if suit == ts else 20
+        S[i, KNOWN + p] |= 1 << shown
+        S[i, MAR_SUITS + p] |= 1 << suit
+        S[i, HAND + p] ^= 1 << c
+        S[i, PLAYED + p] |= 1 << c
+        S[i, LEAD] = c
+        S[i, JUST_CLOSED] = 0
+        S[i, TO_MOVE] = 1 - p
+        if S[i, CARD_PTS + p] + S[i, MAR_PTS + p] >= R[R_GOING_OUT]:
+            _end_went_out(S, R, i, p)
+        return
+    c = action
+    bit = 1 << c
+    S[i, HAND + p] ^= bit
+    S[i, PLAYED + p] |= bit
+    lead = S[i, LEAD]
+    if lead < 0:
+        S[i, LEAD] = c
+        S[i, JUST_CLOSED] = 0
+        S[i, TO_MOVE] = 1 - p
+        return
+    leader = 1 - p
+    ls = lead // 6
+    fs = c // 6
+    closed = S[i, CLOSED_BY] >= 0
+    pos = S[i, STOCK_POS]
+    stock_left = STOCK_LEN - pos
+    if closed or stock_left == 0:
+        if fs != ls:
+            if fs == ts:
+                S[i, EXCLUDED + p] |= _SUIT[ls]
+            else:
+                S[i, EXCLUDED + p] |= _SUIT[ls] | _SUIT[ts]
+        elif c < lead and R[R_MUST_BEAT]:
+            S[i, EXCLUDED + p] |= _HIGHER[lead]
+    w = p if _BEATS[ts, lead] >> c & 1 else leader
+    S[i, CARD_PTS + w] += _POINTS[lead] + _POINTS[c]
+    S[i, TRICKS + w] += 1
+    S[i, TRICK_NO] += 1
+    S[i, WON + w] |= (1 << lead) | bit
+    S[i, LEAD] = -1
+    S[i, LEADER] = w
+    S[i, TO_MOVE] = w
+    lo = 1 - w
+    if not closed and stock_left:
+        S[i, HAND + w] |= 1 << K[i, pos]
+        if stock_left > 1:
+            S[i, HAND + lo] |= 1 << K[i, pos + 1]
+            S[i, STOCK_POS] = pos + 2
+        else:
+            t = S[i, TRUMP_CARD]
+            S[i, HAND + lo] |= 1 << t
+            S[i, KNOWN + lo] |= 1 << t
+            S[i, STOCK_POS] = pos + 1
+    if S[i, CARD_PTS + w] + S[i, MAR_PTS + w] >= R[R_GOING_OUT]:
+        _end_went_out(S, R, i, w)
+    elif (S[i, HAND] | S[i, HAND + 1]) == 0:
+        _end_ran_out(S, R, i, w)
+
+
+@_jit
+def apply_actions(S, K, R, lanes, actions):
+    for j in range(lanes.shape[0]):
+        apply_one(S, K, R, lanes[j], actions[j])
+
+
+@_jit
+def check_actions(S, R, lanes, actions, legal):
+    """Each lane's legal mask into ``legal``; the first j whose action is not legal, or -1."""
+    bad = -1
+    for j in range(lanes.shape[0]):
+        m = legal_mask(S, R, lanes[j])
+        legal[j] = m
+        a = actions[j]
+        if bad < 0 and not (0 <= a < 34 and m >> a & 1):
+            bad = j
+    return bad
+
+
+@_jit
+def returns(S, lanes, seats, out):
+    """Each lane's game points for ``seats[j]`` (0 until the hand is over, or for a tie)."""
+    for j in range(lanes.shape[0]):
+        i = lanes[j]
+        w = S[i, WINNER]
+        if not S[i, OVER] or w < 0:
+            out[j] = 0
+        elif w == seats[j]:
+            out[j] = S[i, GP]
+        else:
+            out[j] = -S[i, GP]
+
+
+# -- the observation -----------------------------------------------------------------
+
+
+@_jit
+def _popcount(m):
+    k = 0
+    while m:
+        m &= m - 1
+        k += 1
+    return k
+
+
+@_jit
+def _cards(obs, j, start, m):
+    for b in range(24):
+        obs[j, start + b] = m >> b & 1
+
+
+@_jit
+def observe_one(S, R, rules_part, i, s, obs, masks, j):
+    """Row ``j`` of ``obs`` and ``masks``: ``env.observation``'s vector and mask for seat ``s``
+    of lane ``i``, built from what that seat may know (``view.seat_knowledge``)."""
+    o = 1 - s
+    hand = S[i, HAND + s]
+    opp_hand = S[i, HAND + o]
+    pos = S[i, STOCK_POS]
+    stock_left = STOCK_LEN - pos
+    closed_by = S[i, CLOSED_BY]
+    exhausted = closed_by < 0 and stock_left == 0
+    if exhausted:
+        opp_known = opp_hand
+        own_known = hand
+    else:
+        opp_known = S[i, KNOWN + o] & opp_hand
+        own_known = S[i, KNOWN + s] & hand
+    my_played = S[i, PLAYED + s]
+    opp_played = S[i, PLAYED + o]
+    gone = my_played | opp_played | hand
+    opp_excl = S[i, EXCLUDED + o] & ~gone
+    own_excl = S[i, EXCLUDED + s] & ~gone
+    over = S[i, OVER]
+    to_move = -1 if over else S[i, TO_MOVE]
+    unseen = 0xFFFFFF & ~(hand | my_played | opp_played | opp_known)
+    trump = 0
+    if stock_left:
+        unseen &= ~(1 << S[i, TRUMP_CARD])
+        trump = 1 << S[i, TRUMP_CARD]
+    maybe = opp_known | (unseen & ~opp_excl)
+    lead = S[i, LEAD]
+    _cards(obs, j, 0, hand)
+    _cards(obs, j, O_TRUMP, trump)
+    _cards(obs, j, O_LEAD, (1 << lead) if lead >= 0 else 0)
+    _cards(obs, j, O_MY_PLAYED, my_played)
+    _cards(obs, j, O_OPP_PLAYED, opp_played)
+    _cards(obs, j, O_MY_WON, S[i, WON + s])
+    _cards(obs, j, O_OPP_WON, S[i, WON + o])
+    _cards(obs, j, O_OPP_KNOWN, opp_known)
+    _cards(obs, j, O_OPP_EXCL, opp_excl)
+    _cards(obs, j, O_UNSEEN, unseen)
+    _cards(obs, j, O_MY_KNOWN, own_known)
+    _cards(obs, j, O_MY_EXCL, own_excl)
+    ts = S[i, TRUMP_SUIT]
+    for k in range(4):
+        obs[j, O_TRUMP_SUIT + k] = 1 if k == ts else 0
+        obs[j, O_OPP_VOID + k] = 0 if maybe & _SUIT[k] else 1
+        obs[j, O_MY_MAR + k] = S[i, MAR_SUITS + s] >> k & 1
+        obs[j, O_OPP_MAR + k] = S[i, MAR_SUITS + o] >> k & 1
+    f = O_FLAGS
+    obs[j, f] = to_move == s
+    obs[j, f + 1] = S[i, LEADER] == s
+    obs[j, f + 2] = S[i, DEALER] == s
+    obs[j, f + 3] = closed_by < 0 and stock_left > 0
+    obs[j, f + 4] = closed_by >= 0
+    obs[j, f + 5] = exhausted
+    obs[j, f + 6] = closed_by == s
+    obs[j, f + 7] = closed_by == o
+    obs[j, f + 8] = S[i, JUST_CLOSED]
+    obs[j, f + 9] = S[i, TRICKS + s] > 0
+    obs[j, f + 10] = S[i, TRICKS + o] > 0
+    obs[j, f + 11] = S[i, EXCHANGED + s]
+    obs[j, f + 12] = S[i, EXCHANGED + o]
+    obs[j, f + 13] = over
+    for k in range(7):
+        obs[j, O_STOCK + k] = 0
+    obs[j, O_STOCK + (stock_left + 1 >> 1)] = 1
+    n = O_NUMBERS
+    obs[j, n] = np.float32(S[i, CARD_PTS + s] / 120)
+    obs[j, n + 1] = np.float32(S[i, CARD_PTS + o] / 120)
+    obs[j, n + 2] = np.float32(S[i, MAR_PTS + s] / 100)
+    obs[j, n + 3] = np.float32(S[i, MAR_PTS + o] / 100)
+    obs[j, n + 4] = np.float32(S[i, TRICKS + s] / 12)
+    obs[j, n + 5] = np.float32(S[i, TRICKS + o] / 12)
+    obs[j, n + 6] = np.float32(_popcount(opp_hand) / 6)
+    target = R[R_MATCH_TARGET]
+    obs[j, n + 7] = np.float32(min(S[i, SCORE + s] / target, 1.0))
+    obs[j, n + 8] = np.float32(min(S[i, SCORE + o] / target, 1.0))
+    if S[i, HAS_CLOSE]:
+        obs[j, n + 9] = np.float32(S[i, CLOSE_INFO] / 120)
+        obs[j, n + 10] = np.float32(S[i, CLOSE_INFO + 1] / 100)
+        obs[j, n + 11] = 1.0 if S[i, CLOSE_INFO + 2] > 0 else 0.0
+    else:
+        obs[j, n + 9] = 0.0
+        obs[j, n + 10] = 0.0
+        obs[j, n + 11] = 0.0
+    for k in range(rules_part.shape[0]):
+        obs[j, O_RULES + k] = np.float32(rules_part[k])
+    m = legal_mask(S, R, i) if to_move == s else 0
+    for a in range(34):
+        masks[j, a] = m >> a & 1
+
+
+@_jit
+def observe(S, R, rules_part, lanes, seats, obs, masks):
+    """Rows ``0..len(lanes)-1`` of ``obs`` and ``masks``: lane ``lanes[j]`` seen by ``seats[j]``."""
+    for j in range(lanes.shape[0]):
+        observe_one(S, R, rules_part, lanes[j], seats[j], obs, masks, j)
+
+
+# -- random play ---------------------------------------------------------------------
+
+
+@_jit
+def next_random(rng, i):
+    """xorshift64* on lane ``i``'s own generator (the games do not depend on the lane order)."""
+    x = rng[i]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[i] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@_jit
+def random_legal(m, rng, i):
+    """A uniformly drawn set bit of ``m`` (a legal mask), from lane ``i``'s generator."""
+    k = np.int64(next_random(rng, i) % np.uint64(_popcount(m)))
+    a = 0
+    while True:
+        if m >> a & 1:
+            if k == 0:
+                return a
+            k -= 1
+        a += 1
+
+
+@_jit
+def random_actions(S, R, rng, lanes, out):
+    for j in range(lanes.shape[0]):
+        i = lanes[j]
+        out[j] = random_legal(legal_mask(S, R, i), rng, i)
+
+
+@_jit
+def play_random_until(S, K, R, rng, lanes, seats):
+    """In each lane, a random opponent moves for ``1 - seats[j]`` until ``seats[j]`` is to act
+    or the hand is over."""
+    for j in range(lanes.shape[0]):
+        i = lanes[j]
+        while not S[i, OVER] and S[i, TO_MOVE] != seats[j]:
+            apply_one(S, K, R, i, random_legal(legal_mask(S, R, i), rng, i))
+
+
+@_jit
+def shuffled_decks(rng, lanes, out):
+    """A deck per lane, shuffled (Fisher-Yates) with lane ``lanes[j]``'s generator."""
+    for j in range(lanes.shape[0]):
+        i = lanes[j]
+        for k in range(24):
+            out[j, k] = k
+        for k in range(23, 0, -1):
+            r = np.int64(next_random(rng, i) % np.uint64(k + 1))
+            t = out[j, k]
+            out[j, k] = out[j, r]
+            out[j, r] = t

@@ -1,0 +1,143 @@
+"""Agents that move in many games with one call: ``act_batch(hands, lanes, seats, rngs)``.
+
+* :class:`BatchedRandom`: uniform over the legal actions. With ``rngs`` (one
+  ``random.Random`` per lane, as the evaluation gives) it draws exactly as
+  :class:`~sixtysix_env.agents.base.RandomAgent` does; without, each lane's own
+  compiled generator draws (the vector environment's way).
+* :class:`BatchedPolicy`: a numpy policy file's network, one matrix product for
+  every game, with :class:`~sixtysix_env.policy.agent.PolicyAgent`'s argmax and
+  tie rule (or its sampling, with ``rngs``).
+* :class:`PerGame`: any other agent, asked game by game from the reference
+  engine's states that the caller keeps beside the lanes (:attr:`needs_states`).
+
+:func:`batched` picks the right one for an agent object or name.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..agents.base import Agent, RandomAgent
+from ..agents.registry import make_agent
+from ..env.observation import OBS_SIZE
+from ..policy.agent import PolicyAgent
+from ..policy.network import SYMMETRY_TIE
+from ..view import player_view
+from . import kernels as kn
+from .engine import BatchedHands, mask_bits
+
+
+class BatchedRandom:
+    """Uniform over the legal actions, in every lane at once."""
+
+    needs_states = False
+
+    def __init__(self, agent: Agent | None = None) -> None:
+        self.agent = agent or RandomAgent()
+        self.name = getattr(self.agent, "name", "random")
+        self.lane_rng: np.ndarray | None = None  # one xorshift state per lane
+
+    def seed_lanes(self, n: int, rng: np.random.Generator) -> None:
+        self.lane_rng = rng.integers(1, 2**63, n, dtype=np.int64).astype(np.uint64)
+
+    def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
+                  rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
+        out = np.empty(len(lanes), np.int64)
+        if rngs is None:
+            if self.lane_rng is None or len(self.lane_rng) < hands.n:
+                raise ValueError("BatchedRandom: call seed_lanes(n, rng) first, or give rngs")
+            kn.random_actions(hands.S, hands.R, self.lane_rng, lanes, out)
+            return out
+        masks = hands.legal_masks(lanes)
+        for j, (i, m) in enumerate(zip(lanes.tolist(), masks.tolist())):
+            legal = [a for a in range(NUM_ACTIONS) if m >> a & 1]
+            out[j] = legal[rngs[i].randrange(len(legal))]  # RandomAgent.act's draw
+        return out
+
+
+class BatchedPolicy:
+    """A :class:`PolicyAgent` playing every lane with one forward pass."""
+
+    needs_states = False
+
+    def __init__(self, agent: PolicyAgent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self._obs = np.empty((0, OBS_SIZE), np.float32)
+        self._masks = np.empty((0, NUM_ACTIONS), np.int8)
+
+    def logits_and_masks(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray):
+        k = len(lanes)
+        if len(self._obs) < k:
+            self._obs = np.empty((k, OBS_SIZE), np.float32)
+            self._masks = np.empty((k, NUM_ACTIONS), np.int8)
+        obs, masks = hands.observe(lanes, seats, self._obs[:k], self._masks[:k])
+        return self.agent.network.logits(obs), masks.astype(bool)
+
+    def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
+                  rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
+        logits, legal = self.logits_and_masks(hands, lanes, seats)
+        if self.agent.deterministic:
+            z = np.where(legal, logits, -np.inf)
+            if self.agent.network.symmetry is None:
+                return np.argmax(z, axis=1)
+            return np.argmax(z >= z.max(axis=1, keepdims=True) - SYMMETRY_TIE, axis=1)
+        # Sampling, as PolicyAgent.act draws it (float64 softmax, one uniform per decision).
+        out = np.empty(len(lanes), np.int64)
+        z = np.where(legal, logits.astype(np.float64), -np.inf)
+        z -= z.max(axis=1, keepdims=True)
+        cum = np.cumsum(np.exp(z), axis=1)
+        single = legal.sum(axis=1) == 1
+        for j, i in enumerate(lanes.tolist()):
+            if single[j]:  # PolicyAgent.act answers a forced move without a draw
+                out[j] = int(np.argmax(legal[j]))
+                continue
+            u = (rngs[i].random() if rngs is not None else np.random.random()) * cum[j, -1]
+            a = min(int(np.searchsorted(cum[j], u, side="right")), NUM_ACTIONS - 1)
+            while not legal[j, a]:
+                a -= 1
+            out[j] = a
+        return out
+
+
+class PerGame:
+    """Any agent, game by game, from the reference states the caller keeps (``states[lane]``)."""
+
+    needs_states = True
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
+                  rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
+        if states is None:
+            raise ValueError(f"{self.name}: a per-game agent needs the games' states")
+        out = np.empty(len(lanes), np.int64)
+        for j, (i, s) in enumerate(zip(lanes.tolist(), seats.tolist())):
+            out[j] = self.agent.act(player_view(states[i], s), rngs[i])
+        return out
+
+
+def batched(agent: Any) -> BatchedRandom | BatchedPolicy | PerGame:
+    """The batched form of an agent (an object, or a name for ``make_agent``)."""
+    if isinstance(agent, str):
+        agent = make_agent(agent)
+    if type(agent) is RandomAgent:
+        return BatchedRandom(agent)
+    if isinstance(agent, PolicyAgent):
+        return BatchedPolicy(agent)
+    return PerGame(agent)
+
+
+def can_batch(agent: Any) -> bool:
+    """Whether :func:`batched` plays ``agent`` without the per-game fallback."""
+    return not batched(agent).needs_states
+
+
+__all__ = ["BatchedPolicy", "BatchedRandom", "PerGame", "batched", "can_batch", "mask_bits"]

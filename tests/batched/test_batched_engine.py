@@ -1,0 +1,89 @@
+"""The batched engine against the reference engine: same deals, same moves, same everything.
+
+``compare_random_hands`` plays random hands on both engines and compares, at
+every decision, the legal masks and both seats' observations bit for bit, and at
+the end the results and returns. The fast lane plays a few hundred hands per rule
+set; the full suite 100,000 per preset (``slow``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
+
+from sixtysix_env import IllegalActionError, deal_from_deck, make_rules  # noqa: E402
+from sixtysix_env.batched.check import Mismatch, compare_random_hands  # noqa: E402
+from sixtysix_env.batched.engine import BatchedHands  # noqa: E402
+from sixtysix_env.errors import DeckError  # noqa: E402
+from sixtysix_env.rules import PRESETS  # noqa: E402
+
+# Every switch away from the presets' values at least once: totals taken at the close,
+# closing and exchanging only on a longer stock, a lower target, no last-trick bonus.
+CUSTOM = [
+    make_rules("altmisalti", opponent_totals_at="close", going_out=50, last_trick_bonus=0),
+    make_rules("pagat66", min_stock_to_close=5, min_stock_to_exchange=3, going_out=40),
+    make_rules("santase", marriage_after_close=False, failed_close_penalty="2-or-3",
+               last_trick_bonus=20, match_target=3),
+]
+
+
+@pytest.mark.parametrize("rules", list(PRESETS) + CUSTOM, ids=lambda r: getattr(r, "name", r))
+def test_same_game_as_the_reference_engine(rules):
+    assert compare_random_hands(300, rules, seed=1, lanes=64) > 300 * 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", list(PRESETS))
+def test_same_game_over_100000_hands(rules):
+    # Every decision's masks, results and returns; the acting seat's observation on every
+    # decision, the other seat's too on the first 10,000 hands.
+    compare_random_hands(10_000, rules, seed=2, observe="both")
+    assert compare_random_hands(90_000, rules, seed=3, observe="acting") > 90_000 * 15
+
+
+def test_the_comparison_can_fail():
+    # A lane given another deck than the reference's must be found out.
+    batch = BatchedHands(1)
+    deck = list(range(24))
+    batch.deal(None, np.array([deck]), np.array([1]))
+    state = deal_from_deck(deck[::-1], dealer=1)
+    assert batch.legal_masks()[0] != state.legal_mask()
+    with pytest.raises(Mismatch):
+        from sixtysix_env.batched import check
+
+        original = check.BatchedHands
+
+        class Shifted(original):
+            def deal(self, lanes, decks, dealers, scores=None):
+                super().deal(lanes, np.roll(decks, 1, axis=1), dealers, scores)
+
+        check.BatchedHands = Shifted
+        try:
+            compare_random_hands(5, "altmisalti", seed=0)
+        finally:
+            check.BatchedHands = original
+
+
+def test_illegal_actions_are_refused_naming_the_game_and_nothing_changes():
+    batch = BatchedHands(3)
+    decks = np.array([list(range(24))] * 3)
+    batch.deal(None, decks, np.array([1, 1, 1]))
+    before = batch.S.copy()
+    legal = batch.legal_masks()
+    bad = [int(np.flatnonzero([(legal[0] >> a) & 1 for a in range(34)])[0])] * 3
+    bad[2] = 33 if not legal[2] >> 33 & 1 else 32
+    with pytest.raises(IllegalActionError, match="in game 2; legal actions: "):
+        batch.apply(None, np.array(bad))
+    assert np.array_equal(batch.S, before)
+
+
+def test_bad_decks_are_refused():
+    batch = BatchedHands(2)
+    with pytest.raises(DeckError, match="deck 1 is not the 24 card ids"):
+        batch.deal(None, np.array([list(range(24)), [0] * 24]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="dealers must be seats 0 or 1"):
+        batch.deal(None, np.array([list(range(24))] * 2), np.array([0, 2]))
+    with pytest.raises(ValueError, match="number of lanes"):
+        BatchedHands(0)

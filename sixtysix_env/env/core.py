@@ -18,7 +18,16 @@ from gymnasium import spaces
 
 from ..actions import NUM_ACTIONS, action_name
 from ..checks import is_int
-from ..engine import FAILED_CLOSE, LAST_TRICK, TIE, WENT_OUT, HandResult, State, new_hand
+from ..engine import (
+    FAILED_CLOSE,
+    LAST_TRICK,
+    TIE,
+    WENT_OUT,
+    HandResult,
+    State,
+    deal_from_deck,
+    new_hand,
+)
 from ..errors import IllegalActionError
 from ..match import Match
 from ..render import render_state, render_view
@@ -206,11 +215,15 @@ class Table:
         #: The engine's result of the last hand that ended in this episode, or None.
         self.last_result: HandResult | None = None
 
-    def deal(self, rng: random.Random) -> State:
-        """Start an episode with deals (and the first dealer) from ``rng``."""
+    def deal(self, rng: random.Random, given: tuple[list, int, int] | None = None) -> State:
+        """Start an episode with deals (and the first dealer) from ``rng``, or (hand mode)
+        from ``given``: (deck, dealer, ...) as :func:`~sixtysix_env.engine.deal_from_deck`."""
         self.hands_played = 0
         self.last_result = None
-        if self.mode == "hand":
+        if given is not None:
+            self.match = None
+            self.state = deal_from_deck(given[0], dealer=given[1], rules=self.rules)
+        elif self.mode == "hand":
             self.match = None
             self.state = new_hand(rng, rng.randrange(2), self.rules)
         else:

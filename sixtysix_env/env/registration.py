@@ -12,4 +12,10 @@ def register_envs() -> None:
     except ImportError:  # the rules engine alone still imports
         return
     if ENV_ID not in registry:
-        register(id=ENV_ID, entry_point="sixtysix_env.env.single_agent:SixtySixEnv")
+        register(
+            id=ENV_ID,
+            entry_point="sixtysix_env.env.single_agent:SixtySixEnv",
+            # gymnasium.make_vec(ENV_ID, num_envs=N, vectorization_mode="vector_entry_point"):
+            # the batched engine (needs numba, the [fast] extra).
+            vector_entry_point="sixtysix_env.env.vector:make_vector_env",
+        )

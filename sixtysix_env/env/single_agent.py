@@ -137,8 +137,11 @@ class SixtySixEnv(gymnasium.Env):
         seat = rng.randrange(2)
         if self.learner_seat is not None:
             seat = self.learner_seat
+        given = self._given_deal(options)
+        if given is not None:
+            seat = given[2]
         self.seat = seat
-        self._table.deal(rng)
+        self._table.deal(rng, given)
         self._over = False
         _, over, _ = self._opponent_moves()
         self._over = over
@@ -147,6 +150,22 @@ class SixtySixEnv(gymnasium.Env):
             self.render()
         obs = self._observe()
         return obs, self._with_mask(self._quiet_info.copy(), obs)
+
+    def _given_deal(self, options: dict | None) -> tuple[list[int], int, int] | None:
+        """``reset(options={"deck": 24 card ids or codes, "dealer": 0/1, "learner_seat": 0/1})``:
+        this deal instead of a drawn one (hand mode; to compare programs on the same hands)."""
+        if not options:
+            return None
+        keys = {"deck", "dealer", "learner_seat"}
+        if set(options) != keys:
+            raise ValueError(f"reset options must give exactly {', '.join(sorted(keys))} "
+                             f"(a given deal), got {', '.join(sorted(map(str, options)))}")
+        if self.mode != "hand":
+            raise ValueError("a given deal (reset options) is for mode='hand' only")
+        seat = options["learner_seat"]
+        if seat not in (0, 1) or isinstance(seat, bool):
+            raise ValueError(f"learner_seat must be 0 or 1, got {seat!r}")
+        return list(options["deck"]), options["dealer"], int(seat)
 
     def step(self, action):
         table = self._table

@@ -1,0 +1,424 @@
+"""``SixtySix-v0`` as a native Gymnasium vector environment, on the batched engine.
+
+``gymnasium.make_vec("SixtySix-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+returns :class:`SixtySixVectorEnv`: N games of the single-agent environment
+(:class:`~sixtysix_env.env.single_agent.SixtySixEnv`) stepped together, with
+its keyword arguments, its observation (the ``Dict`` of ``observation`` and
+``action_mask``, batched), its rewards and its ``info`` keys (as arrays, each
+with Gymnasium's ``_key`` mask), and :meth:`~SixtySixVectorEnv.action_masks`
+for sb3-contrib. The opponent of every game moves in one call per step: a
+numpy policy as one matrix product over the games, ``random`` in compiled
+code; any other agent game by game (see :mod:`sixtysix_env.batched.opponents`).
+
+A finished game restarts by itself: with ``autoreset_mode=NEXT_STEP`` (the
+default, as Gymnasium's ``sync`` vectorization) the next ``step`` deals it anew
+and ignores its action; with ``SAME_STEP`` the new deal's observation comes at
+once and the finished one is in ``info["final_obs"]`` and ``info["final_info"]``.
+
+:class:`SixtySixSelfPlayVectorEnv` is the two-seat form for self-play: each
+game returns the observation and mask of the seat to act, and the caller acts
+for both seats.
+
+Given deals (for tests, or to compare two programs on the same hands):
+``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``.
+Only ``mode="hand"`` is batched; ``mode="match"`` is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..actions import NUM_ACTIONS
+from ..batched import require_numba
+from ..checks import as_seed
+from ..errors import IllegalActionError
+from ..rules import RuleConfig
+from .core import check_illegal_reward, check_options, make_spaces, worst_loss
+from .observation import OBS_SIZE
+
+require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
+              "vectorization_mode='sync' works without it)")
+
+from ..batched import kernels as kn  # noqa: E402
+from ..batched.engine import BatchedHands  # noqa: E402
+from ..batched.opponents import BatchedRandom, batched  # noqa: E402
+from ..engine import deal_from_deck  # noqa: E402
+
+INFO_INT_KEYS = ("learner_seat", "illegal_action", "hands_played", "hand_winner",
+                 "hand_game_points", "hand_reason", "score_0", "score_1", "winner")
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def _autoreset_mode(mode: Any) -> AutoresetMode:
+    if isinstance(mode, str):
+        try:
+            mode = AutoresetMode(mode)
+        except ValueError:
+            pass
+    if mode not in AUTORESET_MODES:
+        raise ValueError(f"unknown autoreset_mode {mode!r}; allowed: "
+                         + ", ".join(repr(m.value) for m in AUTORESET_MODES))
+    return mode
+
+
+def _deal_options(options: dict | None, n: int):
+    """The given deals of ``reset(options=...)``, checked (None where none are given)."""
+    if not options:
+        return None
+    allowed = {"decks", "dealers", "learner_seats"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+                         f"allowed: {', '.join(sorted(allowed))}")
+    if "decks" not in options:
+        raise ValueError("reset options need 'decks' (num_envs decks of 24 card ids) with "
+                         "'dealers' and 'learner_seats'")
+    decks = np.asarray(options["decks"], dtype=np.int64)
+    if decks.shape != (n, 24):
+        raise ValueError(f"'decks' must have shape ({n}, 24), got {decks.shape}")
+    out = [decks]
+    for key in ("dealers", "learner_seats"):
+        if key not in options:
+            raise ValueError(f"reset options with 'decks' need {key!r} too ({n} seats 0 or 1)")
+        v = np.asarray(options[key], dtype=np.int64).reshape(-1)
+        if v.shape != (n,) or ((v != 0) & (v != 1)).any():
+            raise ValueError(f"{key!r} must be {n} seats, each 0 or 1, got {options[key]!r}")
+        out.append(v)
+    return out
+
+
+class _Games:
+    """The lanes, their opponents, the reference states a per-game agent needs."""
+
+    def __init__(self, n: int, rules: RuleConfig) -> None:
+        self.hands = BatchedHands(n, rules)
+        self.rules = rules
+        self.states: list | None = None  # reference engine states, for per-game agents
+
+    def deal(self, lanes: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
+        self.hands.deal(lanes, decks, dealers)
+        if self.states is not None:
+            for i, d, e in zip(lanes.tolist(), decks.tolist(), dealers.tolist()):
+                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules)
+
+    def apply(self, lanes: np.ndarray, actions: np.ndarray) -> None:
+        self.hands.apply_unchecked(lanes, actions)
+        if self.states is not None:
+            st = self.states
+            for i, a in zip(lanes.tolist(), actions.tolist()):
+                st[i] = st[i].apply(a)
+
+
+class SixtySixVectorEnv(VectorEnv):
+    """N single-agent games against one opponent, stepped together on the batched engine.
+
+    Keyword arguments as :class:`~sixtysix_env.env.single_agent.SixtySixEnv`
+    (``opponent``, ``rules``, ``mode``, ``learner_seat``, ``illegal_action``,
+    ``illegal_reward``), plus ``num_envs``, ``autoreset_mode`` and ``copy``
+    (False: the observation arrays are the environment's own buffers, overwritten
+    by the next call; True, the default, as Gymnasium: fresh arrays).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: Any = "random",
+        rules: str | RuleConfig | dict = "altmisalti",
+        mode: str = "hand",
+        hand_rewards: bool | float = False,
+        learner_seat: int | None = None,
+        illegal_action: str = "lose",
+        illegal_reward: float | None = None,
+        render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+    ) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        config, mode, _ = check_options(rules, mode, hand_rewards, None)
+        if mode != "hand":
+            raise ValueError("the vector environment batches mode='hand' only; for matches use "
+                             "gymnasium.make_vec(..., vectorization_mode='sync')")
+        if render_mode is not None:
+            raise ValueError(f"the vector environment does not render (render_mode={render_mode!r}); "
+                             "allowed: None")
+        if learner_seat not in (None, 0, 1) or isinstance(learner_seat, bool):
+            raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: 'raise', 'lose'")
+        self.illegal_reward = float(check_illegal_reward(illegal_reward, worst_loss(mode, 0, 0)))
+        self.num_envs = num_envs
+        self.rules = config
+        self.mode = mode
+        self.learner_seat = learner_seat
+        self.illegal_action = illegal_action
+        self.render_mode = None
+        self.copy = bool(copy)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.opponent = batched(opponent)
+        self.single_action_space, self.single_observation_space = make_spaces()
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self._games = _Games(num_envs, config)
+        if self.opponent.needs_states:
+            self._games.states = [None] * num_envs
+        self._lanes = np.arange(num_envs, dtype=np.int64)
+        self._seat = np.zeros(num_envs, np.int64)
+        self._obs = np.zeros((num_envs, OBS_SIZE), np.float32)
+        self._mask = np.zeros((num_envs, NUM_ACTIONS), np.int8)
+        self._ended = np.ones(num_envs, bool)  # episode over (NEXT_STEP: reset on next step)
+        self._illegal = np.full(num_envs, -1, np.int64)
+        self._rngs: list[random.Random] = []
+        self._np_random_seeded = False
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal every game anew; ``seed`` fixes the deals, seats and the opponent's draws."""
+        super().reset(seed=as_seed(seed))
+        given = _deal_options(options, self.num_envs)
+        if seed is not None or not self._np_random_seeded:
+            self._np_random_seeded = True
+            rng = self.np_random
+            if isinstance(self.opponent, BatchedRandom):
+                self.opponent.seed_lanes(self.num_envs, rng)
+            self._rngs = [random.Random(int(x))
+                          for x in rng.integers(0, 2**63, self.num_envs)]
+        self._illegal[:] = -1
+        self._deal(self._lanes, given)
+        self._ended[:] = False
+        obs, info = self._observe(self._lanes, final=None)
+        return obs, info
+
+    def _deal(self, lanes: np.ndarray, given=None) -> None:
+        k = len(lanes)
+        if given is not None:
+            decks, dealers, seats = given
+        else:
+            rng = self.np_random
+            decks = np.argsort(rng.random((k, 24)), axis=1)
+            dealers = rng.integers(0, 2, k)
+            seats = rng.integers(0, 2, k) if self.learner_seat is None else np.full(
+                k, self.learner_seat)
+        self._seat[lanes] = seats
+        self._games.deal(lanes, decks, dealers)
+        self._opponent_moves(lanes)
+
+    def _opponent_moves(self, lanes: np.ndarray) -> None:
+        """The opponent acts wherever it is to move, until the learner is or the hand is over."""
+        hands = self._games.hands
+        opp = self.opponent
+        if isinstance(opp, BatchedRandom) and self._games.states is None:
+            kn.play_random_until(hands.S, hands.K, hands.R, opp.lane_rng, lanes, self._seat[lanes])
+            return
+        while True:
+            to_move = hands.to_move(lanes)
+            seats = self._seat[lanes]
+            waiting = lanes[(to_move >= 0) & (to_move != seats)]
+            if not len(waiting):
+                return
+            acts = opp.act_batch(hands, waiting, 1 - self._seat[waiting], self._rngs,
+                                 self._games.states)
+            hands.apply(waiting, acts, who=f"the opponent {opp.name!r}")
+            if self._games.states is not None:
+                for i, a in zip(waiting.tolist(), acts.tolist()):
+                    self._games.states[i] = self._games.states[i].apply(a)
+
+    # -- stepping --------------------------------------------------------------------------
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(f"actions must be integer action ids 0-{NUM_ACTIONS - 1}, "
+                                     f"got dtype {actions.dtype}", actions, ())
+        actions = actions.astype(np.int64)
+        hands = self._games.hands
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            restart = self._lanes[self._ended]
+            playing = self._lanes[~self._ended]
+        else:
+            restart = self._lanes[:0]
+            playing = self._lanes
+        legal = hands.legal_masks(playing)
+        acts = actions[playing]
+        ok = ((acts >= 0) & (acts < NUM_ACTIONS)
+              & (((legal >> np.clip(acts, 0, NUM_ACTIONS - 1)) & 1) != 0))
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            if self.illegal_action == "raise":
+                raise hands.illegal(int(playing[j]), int(acts[j]), int(legal[j]), "the learner")
+        self._illegal[:] = -1
+        self._illegal[playing[~ok]] = acts[~ok]
+        moving = playing[ok]
+        self._games.apply(moving, acts[ok])
+        self._opponent_moves(moving)
+        reward = np.zeros(self.num_envs, np.float64)
+        reward[moving] = hands.returns(moving, self._seat[moving])
+        reward[playing[~ok]] = self.illegal_reward
+        terminated = np.zeros(self.num_envs, bool)
+        terminated[moving] = hands.over(moving)
+        terminated[playing[~ok]] = True
+        truncated = np.zeros(self.num_envs, bool)
+        if len(restart):
+            self._deal(restart)
+        final = None
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and terminated.any():
+            done = self._lanes[terminated]
+            final = self._observe(self._lanes, final=None, copy=True)
+            final = (done, final)
+            self._illegal[done] = -1
+            self._deal(done)
+        self._ended = terminated.copy()
+        obs, info = self._observe(self._lanes, final=final)
+        return obs, reward, terminated, truncated, info
+
+    # -- what the learner sees ---------------------------------------------------------------
+
+    def _observe(self, lanes: np.ndarray, final, copy: bool | None = None):
+        hands = self._games.hands
+        hands.observe(lanes, self._seat[lanes], self._obs, self._mask)
+        self._mask[self._illegal >= 0] = 0  # an illegal action ended that episode
+        copy = self.copy if copy is None else copy
+        obs = {"observation": self._obs.copy() if copy else self._obs,
+               "action_mask": self._mask.copy() if copy else self._mask}
+        info = self._info(obs["action_mask"])
+        if final is not None:
+            done, (fobs, finfo) = final
+            has = np.zeros(self.num_envs, bool)
+            has[done] = True
+            info["final_obs"] = np.array([{"observation": fobs["observation"][i],
+                                           "action_mask": fobs["action_mask"][i]}
+                                          if has[i] else None for i in range(self.num_envs)],
+                                         dtype=object)
+            info["_final_obs"] = has
+            info["final_info"] = finfo
+            info["_final_info"] = has
+        return obs, info
+
+    def _info(self, mask: np.ndarray) -> dict[str, Any]:
+        """``SixtySixEnv``'s info keys as arrays (hand mode): a hand that ended now gives its
+        winner, game points and reason, and the scores; an illegal action ends the episode
+        with the hand's info unchanged."""
+        S = self._games.hands.S
+        over = (S[:, kn.OVER] != 0) & (self._illegal < 0)
+        winner = np.where(over, S[:, kn.WINNER], -1)
+        gp = np.where(over & (winner >= 0), S[:, kn.GP], 0)
+        n = self.num_envs
+        info: dict[str, Any] = {
+            "learner_seat": self._seat.copy(),
+            "illegal_action": self._illegal.copy(),
+            "hands_played": over.astype(np.int64),
+            "hand_over": over,
+            "hand_winner": winner,
+            "hand_game_points": gp,
+            "hand_reason": np.where(over, S[:, kn.REASON], 0),
+            "score_0": np.where(winner == 0, gp, 0),
+            "score_1": np.where(winner == 1, gp, 0),
+            "winner": winner,
+            "action_mask": mask,
+        }
+        true = np.ones(n, bool)
+        for key in list(info):
+            info["_" + key] = true
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal learner actions as booleans, (num_envs, 34) (sb3-contrib's interface)."""
+        return self._mask.astype(bool)
+
+    @property
+    def states(self) -> BatchedHands:
+        """The batched engine's lanes: full information, hidden cards included (for tools
+        that may see more than the learner, as ``SixtySixEnv.state``)."""
+        return self._games.hands
+
+
+class SixtySixSelfPlayVectorEnv:
+    """N two-seat games for self-play: each step returns the acting seat's view of each game.
+
+    ``reset`` deals every game and returns ``(obs, info)`` where ``obs`` is the
+    observation dict of the seat to act in each game and ``info["seat"]`` that
+    seat; ``step(actions)`` plays ``actions[i]`` for the seat to act in game
+    ``i`` and returns ``(obs, rewards, terminated, truncated, info)`` with
+    ``rewards`` shaped (num_envs, 2): game points for seat 0 and seat 1 when a
+    hand ends there (``terminated``). A finished game is dealt anew in the same
+    step, so the observation returned for it is the new hand's (a hand's end
+    needs no observation: nobody acts in it). Illegal actions raise, naming the
+    game, with no game changed.
+    """
+
+    def __init__(self, num_envs: int = 1, rules: str | RuleConfig | dict = "altmisalti",
+                 copy: bool = True) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        config, _, _ = check_options(rules, "hand", False, None)
+        self.num_envs = num_envs
+        self.rules = config
+        self.copy = bool(copy)
+        self.hands = BatchedHands(num_envs, config)
+        self.single_action_space, self.single_observation_space = make_spaces()
+        self._lanes = np.arange(num_envs, dtype=np.int64)
+        self._obs = np.zeros((num_envs, OBS_SIZE), np.float32)
+        self._mask = np.zeros((num_envs, NUM_ACTIONS), np.int8)
+        self.np_random = np.random.default_rng()
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self.np_random = np.random.default_rng(as_seed(seed))
+        given = None
+        if options:
+            opts = dict(options)
+            opts.setdefault("learner_seats", np.zeros(self.num_envs, np.int64))
+            given = _deal_options(opts, self.num_envs)
+        self._deal(self._lanes, given)
+        return self._observe()
+
+    def _deal(self, lanes, given=None) -> None:
+        if given is None:
+            k = len(lanes)
+            decks = np.argsort(self.np_random.random((k, 24)), axis=1)
+            dealers = self.np_random.integers(0, 2, k)
+        else:
+            decks, dealers, _ = given
+        self.hands.deal(lanes, decks, dealers)
+
+    def _observe(self):
+        seats = self.hands.to_move()
+        self.hands.observe(self._lanes, seats, self._obs, self._mask)
+        obs = {"observation": self._obs.copy() if self.copy else self._obs,
+               "action_mask": self._mask.copy() if self.copy else self._mask}
+        return obs, {"seat": seats}
+
+    def step(self, actions):
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self.hands.apply(self._lanes, actions, who="the seat to act")
+        over = self.hands.over()
+        rewards = np.zeros((self.num_envs, 2), np.float64)
+        done = self._lanes[over]
+        if len(done):
+            rewards[done, 0] = self.hands.returns(done, np.zeros(len(done), np.int64))
+            rewards[done, 1] = -rewards[done, 0] + 0.0
+            self._deal(done)
+        obs, info = self._observe()
+        return obs, rewards, over, np.zeros(self.num_envs, bool), info
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.astype(bool)
+
+
+def make_vector_env(num_envs: int = 1, **kwargs: Any) -> SixtySixVectorEnv:
+    """Gymnasium's ``vector_entry_point`` for ``SixtySix-v0``."""
+    return SixtySixVectorEnv(num_envs=num_envs, **kwargs)
+
+
+__all__ = ["SixtySixSelfPlayVectorEnv", "SixtySixVectorEnv", "make_vector_env"]

@@ -1,0 +1,199 @@
+"""The native vector environment: the same games as N copies of ``SixtySix-v0``.
+
+Equivalence: the same deals (``reset(options=...)`` on both), the same learner
+moves, a deterministic opponent; every observation, mask, reward, termination
+and info entry is compared step by step with N single environments.
+"""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+import pytest
+
+pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
+
+import sixtysix_env  # noqa: E402,F401  (registers SixtySix-v0)
+from sixtysix_env import IllegalActionError, random_deck  # noqa: E402
+from sixtysix_env.agents import make_agent  # noqa: E402
+from sixtysix_env.env.single_agent import SixtySixEnv  # noqa: E402
+from sixtysix_env.env.vector import SixtySixSelfPlayVectorEnv, SixtySixVectorEnv  # noqa: E402
+from sixtysix_env.policy.agent import PolicyAgent  # noqa: E402
+from sixtysix_env.policy.network import PolicyNetwork  # noqa: E402
+
+N = 24
+
+
+def tiny_policy(seed: int = 0, symmetry=None) -> PolicyAgent:
+    rng = np.random.default_rng(seed)
+    w = [rng.normal(0, 0.3, (349, 16)).astype(np.float32),
+         rng.normal(0, 0.3, (16, 34)).astype(np.float32)]
+    b = [np.zeros(16, np.float32), np.zeros(34, np.float32)]
+    return PolicyAgent(PolicyNetwork(w, b, "relu", symmetry), name="tiny")
+
+
+def given_deals(n: int, seed: int):
+    r = random.Random(seed)
+    return (np.array([random_deck(r) for _ in range(n)]),
+            np.array([r.randrange(2) for _ in range(n)]),
+            np.array([r.randrange(2) for _ in range(n)]))
+
+
+def scalar_info(info: dict) -> dict:
+    return {k: v for k, v in info.items() if k != "action_mask"}
+
+
+@pytest.mark.parametrize("rules", ["altmisalti", "pagat66", "santase"])
+@pytest.mark.parametrize("opponent", ["policy", "heuristic"])
+def test_same_games_as_single_environments(rules, opponent):
+    opp = tiny_policy(1) if opponent == "policy" else make_agent("heuristic")
+    decks, dealers, seats = given_deals(N, 7)
+    vec = gymnasium.make_vec("SixtySix-v0", num_envs=N, vectorization_mode="vector_entry_point",
+                             opponent=opp, rules=rules)
+    singles = [SixtySixEnv(opponent=opp, rules=rules) for _ in range(N)]
+    obs, info = vec.reset(seed=3, options={"decks": decks, "dealers": dealers,
+                                           "learner_seats": seats})
+    ref = [e.reset(seed=3, options={"deck": decks[i].tolist(), "dealer": int(dealers[i]),
+                                    "learner_seat": int(seats[i])}) for i, e in enumerate(singles)]
+    live = np.ones(N, bool)
+    rng = random.Random(0)
+    steps = 0
+    while live.any():
+        actions = np.zeros(N, np.int64)
+        for i in np.flatnonzero(live):
+            o, inf = ref[i]
+            assert np.array_equal(obs["observation"][i], o["observation"]), (i, steps)
+            assert np.array_equal(obs["action_mask"][i], o["action_mask"]), (i, steps)
+            assert np.array_equal(info["action_mask"][i], inf["action_mask"])
+            for k, v in scalar_info(inf).items():
+                assert info[k][i] == v, (k, i, steps)
+                assert info["_" + k][i]
+            legal = np.flatnonzero(o["action_mask"])
+            actions[i] = legal[rng.randrange(len(legal))]
+        obs, reward, term, trunc, info = vec.step(actions)
+        steps += 1
+        for i in np.flatnonzero(live):
+            o, r, t, tr, inf = singles[i].step(int(actions[i]))
+            assert reward[i] == r and term[i] == t and not trunc[i], (i, steps)
+            ref[i] = (o, inf)
+            if t:  # compare the final step, then leave the lane (it deals anew)
+                assert np.array_equal(obs["observation"][i], o["observation"])
+                assert not obs["action_mask"][i].any()
+                for k, v in scalar_info(inf).items():
+                    assert info[k][i] == v, (k, i, steps)
+                live[i] = False
+    assert steps > 5
+
+
+def test_next_step_autoreset_and_repeatable_seeds():
+    def run(seed):
+        env = SixtySixVectorEnv(num_envs=8, opponent="random")
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        out = []
+        ended = np.zeros(8, bool)
+        for _ in range(40):
+            acts = (rng.random((8, 34)) * obs["action_mask"]).argmax(1)
+            obs, r, term, trunc, info = env.step(acts)
+            # NEXT_STEP: a lane that ended last step starts anew with nothing scored.
+            assert not (term & ended).any() and not r[ended].any()
+            assert obs["action_mask"][ended].any(axis=1).all()
+            ended = term
+            out.append((obs["observation"].copy(), r.copy(), term.copy()))
+        return out
+
+    a, b, c = run(5), run(5), run(6)
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+    assert sum(x[2].sum() for x in a) > 8  # hands ended and were dealt anew
+
+
+def test_same_step_autoreset_gives_the_final_observation():
+    env = SixtySixVectorEnv(num_envs=16, opponent=tiny_policy(), autoreset_mode="SameStep")
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(30):
+        acts = (rng.random((16, 34)) * obs["action_mask"]).argmax(1)
+        obs, r, term, trunc, info = env.step(acts)
+        assert obs["action_mask"].any(axis=1).all()  # every lane is playable at once
+        if term.any():
+            seen += int(term.sum())
+            assert (info["_final_obs"] == term).all()
+            for i in np.flatnonzero(term):
+                assert not info["final_obs"][i]["action_mask"].any()
+                assert info["final_info"]["hand_over"][i]
+                assert info["final_info"]["hand_game_points"][i] == abs(r[i])
+    assert seen
+
+
+def test_illegal_actions_lose_or_raise():
+    env = SixtySixVectorEnv(num_envs=4, opponent="random")
+    obs, _ = env.reset(seed=1)
+    acts = obs["action_mask"].argmax(1)
+    bad = int(np.flatnonzero(obs["action_mask"][2] == 0)[0])
+    acts[2] = bad
+    obs, r, term, _, info = env.step(acts)
+    assert term[2] and r[2] == -3.0 and info["illegal_action"][2] == bad
+    assert not obs["action_mask"][2].any() and not info["hand_over"][2]
+    strict = SixtySixVectorEnv(num_envs=4, opponent="random", illegal_action="raise")
+    obs, _ = strict.reset(seed=1)
+    before = strict.states.S.copy()
+    acts = obs["action_mask"].argmax(1)
+    acts[3] = 40
+    with pytest.raises(IllegalActionError, match="by the learner in game 3"):
+        strict.step(acts)
+    assert np.array_equal(strict.states.S, before)
+    with pytest.raises(IllegalActionError, match="integer action ids"):
+        strict.step(np.zeros(4) + 0.5)
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        strict.step(np.zeros(3, np.int64))
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="mode='hand' only"):
+        SixtySixVectorEnv(num_envs=2, mode="match")
+    with pytest.raises(ValueError, match="unknown rules"):
+        SixtySixVectorEnv(num_envs=2, rules="skat")
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        SixtySixVectorEnv(num_envs=2, autoreset_mode="sometimes")
+    env = SixtySixVectorEnv(num_envs=2)
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"deck": 1})
+    with pytest.raises(ValueError, match=r"shape \(2, 24\)"):
+        env.reset(options={"decks": np.zeros((3, 24)), "dealers": [0, 0],
+                           "learner_seats": [0, 0]})
+    with pytest.raises(ValueError, match="'dealers' must be 2 seats"):
+        env.reset(options={"decks": [list(range(24))] * 2, "dealers": [0, 5],
+                           "learner_seats": [0, 0]})
+
+
+def test_spaces_and_masks_for_sb3_contrib():
+    env = gymnasium.make_vec("SixtySix-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    obs, info = env.reset(seed=0)
+    assert obs in env.observation_space
+    assert env.single_observation_space == SixtySixEnv().observation_space
+    masks = env.unwrapped.action_masks()
+    assert masks.dtype == bool and masks.shape == (3, 34)
+    assert np.array_equal(masks, obs["action_mask"].astype(bool))
+
+
+def test_self_play_form_acts_for_the_seat_to_move():
+    env = SixtySixSelfPlayVectorEnv(num_envs=32, rules="santase")
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    totals = np.zeros(2)
+    ended = 0
+    for _ in range(200):
+        assert obs["action_mask"].any(axis=1).all()
+        acts = (rng.random((32, 34)) * obs["action_mask"]).argmax(1)
+        obs, rewards, term, _, info = env.step(acts)
+        assert (rewards.sum(axis=1) == 0).all() and not rewards[~term].any()
+        assert set(np.unique(info["seat"])) <= {0, 1}
+        totals += rewards.sum(axis=0)
+        ended += int(term.sum())
+    assert ended > 200 and totals[0] == -totals[1]
+    with pytest.raises(IllegalActionError, match="in game 0"):
+        env.step(np.full(32, 99))

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..actions import NUM_ACTIONS, action_name
 from ..agents.base import Agent
 from ..checks import is_int
@@ -203,6 +205,69 @@ def play_paired_match(
         won.append(m.winner == game)
         hand_gp.append(tuple(g[game] - g[1 - game] for g in m.scored))
     return MatchRecord(pair, index, (won[0], won[1]), (hand_gp[0], hand_gp[1]))
+
+
+def play_paired_deals_batched(
+    a: Any,
+    b: Any,
+    seed: int,
+    start: int,
+    stop: int,
+    rules: RuleConfig,
+    pair: int = 0,
+    names: tuple[str, str] = ("A", "B"),
+    times: tuple[list[float], list[float]] | None = None,
+) -> list[DealRecord]:
+    """Deals ``start..stop-1`` as :func:`play_paired_deal` plays them, all in lock-step on the
+    batched engine: the same decks, dealers, agents' generators and so the same games.
+
+    ``a`` and ``b`` are batched agents (:func:`sixtysix_env.batched.opponents.batched`) that
+    need no reference states. Lane ``2 * k + game`` holds game ``game`` of deal ``start + k``;
+    A sits at seat ``game``. ``times[seat]`` gets each decision's share of its batch's time.
+    """
+    from ..batched.engine import BatchedHands
+
+    indices = range(start, stop)
+    n = 2 * len(indices)
+    lanes = np.arange(n, dtype=np.int64)
+    game = lanes % 2
+    decks = [deal_deck(seed, index) for index in indices for _ in (0, 1)]
+    hands = BatchedHands(n, rules)
+    hands.deal(lanes, np.array(decks), np.array([index % 2 for index in indices for _ in (0, 1)]))
+    # Each lane's generator of A (at seat ``game``) and of B (at the other seat).
+    rngs = tuple(
+        [_agent_rng(seed, pair, index, g, g if who == 0 else 1 - g)
+         for index in indices for g in (0, 1)]
+        for who in (0, 1)
+    )
+    agents = (a, b)
+    while True:
+        to_move = hands.to_move()
+        live = to_move >= 0
+        if not live.any():
+            break
+        for who in (0, 1):
+            sel = live & ((to_move == game) == (who == 0))
+            if not sel.any():
+                continue
+            at = lanes[sel]
+            seats = to_move[sel]
+            t0 = time.perf_counter()
+            acts = agents[who].act_batch(hands, at, seats, rngs[who])
+            if times is not None:
+                each = (time.perf_counter() - t0) * 1000.0 / len(at)
+                times[who].extend([each] * len(at))
+            legal = hands.legal_masks(at)
+            ok = (acts >= 0) & (acts < NUM_ACTIONS) & ((legal >> np.clip(acts, 0, 33)) & 1 == 1)
+            if not ok.all():
+                j = int(np.flatnonzero(~ok)[0])
+                raise IllegalAgentActionError(
+                    names[who], int(acts[j]),
+                    [x for x in range(NUM_ACTIONS) if int(legal[j]) >> x & 1], int(seats[j]))
+            hands.apply_unchecked(at, acts)
+    gp = hands.returns(lanes, game)  # A's game points in each game
+    return [DealRecord(pair, index, (int(gp[2 * k]), int(gp[2 * k + 1])))
+            for k, index in enumerate(indices)]
 
 
 #: The function that plays one paired item of each mode.

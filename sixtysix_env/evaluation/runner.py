@@ -21,10 +21,19 @@ from typing import Any
 
 from ..agents.base import Agent
 from ..agents.registry import make_agent
+from ..batched import have_numba
 from ..blas import limit_blas_threads
 from ..progress import progress_bar
 from ..rules import RuleConfig, make_rules
-from .play import HAND, MATCH, PLAY, DealRecord, MatchRecord, normalize_mode
+from .play import (
+    HAND,
+    MATCH,
+    PLAY,
+    DealRecord,
+    MatchRecord,
+    normalize_mode,
+    play_paired_deals_batched,
+)
 from .ray_pool import check_reachable, play_on_ray
 from .result import EvalResult
 from .stats import summarise, timing
@@ -74,7 +83,8 @@ def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mo
     # cores (a 768-wide policy took a median of 5.6 ms per decision with two workers
     # against 0.1 ms alone, before this; sixtysix_env.blas).
     limit_blas_threads()
-    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={})
+    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={},
+                   batched={})
 
 
 def _agent(k: int) -> Agent:
@@ -84,12 +94,43 @@ def _agent(k: int) -> Agent:
     return agents[k]
 
 
+def _batched(k: int):
+    """Agent ``k`` as a batched agent, or None where it would be played game by game (or
+    numba, the [fast] extra, is missing)."""
+    cache = _WORKER.setdefault("batched", {})
+    if k not in cache:
+        cache[k] = None
+        if have_numba():
+            from ..batched.opponents import batched
+
+            agent = batched(_agent(k))
+            cache[k] = None if agent.needs_states else agent
+    return cache[k]
+
+
+def batchable(mode: str, agents: Sequence[Agent]) -> bool:
+    """Whether an evaluation of ``agents`` plays in lock-step on the batched engine: paired
+    deals, every agent a numpy policy or ``random``, and numba installed."""
+    if mode != HAND or not have_numba():
+        return False
+    from ..batched.opponents import can_batch
+
+    return all(can_batch(a) for a in agents)
+
+
 def _run_chunk(task: tuple[int, int, int, int, int]) -> tuple[list, dict[str, list[float]]]:
-    """Play items ``start..stop-1`` of pair ``pair`` (agents ``i`` and ``j``)."""
+    """Play items ``start..stop-1`` of pair ``pair`` (agents ``i`` and ``j``): in lock-step
+    on the batched engine where both agents allow it (the same games), else one by one."""
     pair, i, j, start, stop = task
     names = _WORKER["names"]
     a, b = _agent(i), _agent(j)
     times: tuple[list[float], list[float]] = ([], [])
+    if _WORKER["mode"] == HAND:
+        ba, bb = _batched(i), _batched(j)
+        if ba is not None and bb is not None:
+            out = play_paired_deals_batched(ba, bb, _WORKER["seed"], start, stop,
+                                            _WORKER["rules"], pair, (names[i], names[j]), times)
+            return out, {names[i]: times[0], names[j]: times[1]}
     out = []
     play = PLAY[_WORKER["mode"]]
     for index in range(start, stop):
@@ -138,6 +179,8 @@ class _Run:
     built: list[Agent] = field(default_factory=list)
     #: Per agent: its name or spec (rebuilt in each worker), or the agent object itself.
     specs: list = field(default_factory=list)
+    #: Whether the games are played in lock-step on the batched engine (:func:`batchable`).
+    batched: bool = False
     records: list[Record] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=dict)
 
@@ -162,9 +205,11 @@ class _Run:
         )
 
     def tasks(self, chunk_size: int | None) -> list[tuple[int, int, int, int, int]]:
-        """(pair, i, j, start, stop) chunks of every pair's items."""
+        """(pair, i, j, start, stop) chunks of every pair's items (larger ones where the
+        games are played in lock-step: a batch's cost is mostly per step, not per game)."""
         if chunk_size is None:
-            chunk_size = max(1, min(25, self.count // max(1, 4 * self.workers)))
+            most = 500 if self.batched else 25
+            chunk_size = max(1, min(most, self.count // max(1, 4 * self.workers)))
         return [
             (k, i, j, s, min(self.count, s + chunk_size))
             for k, (i, j) in enumerate(self.pairs)
@@ -176,9 +221,12 @@ def _play_here(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
     """Play the tasks in this process, one item at a time (an error loses nothing played)."""
     saved = dict(_WORKER)
     _WORKER.update(specs=run.specs, names=run.names, rules=run.rules, seed=run.seed,
-                   mode=run.mode, agents=dict(enumerate(run.built)))
+                   mode=run.mode, agents=dict(enumerate(run.built)), batched={})
     try:
         for k, i, j, s, e in tasks:
+            if run.batched:  # a chunk is one lock-step batch
+                take(_run_chunk((k, i, j, s, e)))
+                continue
             for index in range(s, e):
                 take(_run_chunk((k, i, j, index, index + 1)))
     finally:
@@ -213,7 +261,7 @@ def _ray_chunk(context: tuple, task: tuple[int, int, int, int, int]):
     if _RAY_KEY[0] != key:
         _RAY_KEY[0] = key
         limit_blas_threads()  # a task per CPU, as in the process pool (_worker_init)
-        _WORKER.update(agents={})
+        _WORKER.update(agents={}, batched={})
     _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode)
     return _run_chunk(task)
 
@@ -352,6 +400,7 @@ def evaluate(
         except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
             return run.result(f"{stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
         run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
+        run.batched = batchable(mode, run.built)
         if json_path:  # the run has started: from now on the file is this run's
             run.result("started; no figures yet", 0.0, command).save_json(json_path)
         stopped, error = _play_all(run, progress, chunk_size, on_record)

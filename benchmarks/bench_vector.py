@@ -1,0 +1,203 @@
+"""The batched engine side by side with the per-hand environment and OpenSpiel's C++ games.
+
+    python benchmarks/bench_vector.py [--seconds 2] [--rounds 3] [--sizes 64 256 1024 4096]
+                                      [--eval-deals 1000] [--no-eval]
+
+Prints, from one process:
+
+1. **Steps per second against the batch size**: ``gymnasium.make_vec("SixtySix-v0",
+   vectorization_mode="vector_entry_point", copy=False)`` with the ``random``
+   opponent, every ``step`` call times ``num_envs`` counted (Gymnasium's count:
+   the steps that deal a finished game anew count too), observations and masks
+   written for every game at every step. The learner's actions are random legal
+   ones: a fixed table of random numbers times the mask, argmax per row.
+2. **Side by side** (interleaved rounds, the median printed): the vector env at
+   the best batch size of (1); ``SixtySix-v0`` through Gymnasium's ``sync``
+   vectorization (16 copies) and one ``SixtySix-v0`` stepped alone, the
+   learner's random legal action drawn from ``info["action_mask"]``; OpenSpiel's
+   C++ ``skat`` (observation tensor read at every decision) and ``euchre``
+   (information-state tensor) through ``pyspiel``, random legal moves; and the
+   ratios.
+3. **Paired-deal evaluation** (``--no-eval`` skips it): ``sixtysix eval
+   sixtysix-ppo-v4 sixtysix-ppo-v3`` on one worker, per hand (the path before
+   the batched engine) and in lock-step, hands per second, the ratio, and
+   whether every deal's game points are the same; the same for
+   ``sixtysix-ppo`` against ``random``.
+
+Compare ratios, not absolute figures, across machines: the machines this is
+run on are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+
+import sixtysix_env  # noqa: E402,F401  (registers SixtySix-v0)
+
+
+def vector_rate(num_envs: int, seconds: float, seed: int = 0) -> float:
+    env = gymnasium.make_vec("SixtySix-v0", num_envs=num_envs,
+                             vectorization_mode="vector_entry_point", copy=False)
+    obs, _ = env.reset(seed=seed)
+    table = np.random.default_rng(seed).random((16, num_envs, 34)).astype(np.float32)
+    for k in range(20):  # warm
+        obs, *_ = env.step((table[k % 16] * obs["action_mask"]).argmax(1))
+    steps, k = 0, 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            obs, *_ = env.step((table[k % 16] * obs["action_mask"]).argmax(1))
+            k += 1
+        steps += 10 * num_envs
+    return steps / (time.perf_counter() - t0)
+
+
+def gym_rate(num_envs: int | None, seconds: float, seed: int = 0) -> float:
+    """``SixtySix-v0`` alone (None) or through ``sync`` vectorization (``num_envs`` copies)."""
+    rng = random.Random(seed)
+    if num_envs is None:
+        env = gymnasium.make("SixtySix-v0")
+        obs, info = env.reset(seed=seed)
+        steps = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for _ in range(100):
+                legal = np.flatnonzero(info["action_mask"])
+                obs, r, term, trunc, info = env.step(int(legal[rng.randrange(len(legal))]))
+                if term or trunc:
+                    obs, info = env.reset()
+            steps += 100
+        return steps / (time.perf_counter() - t0)
+    env = gymnasium.make_vec("SixtySix-v0", num_envs=num_envs, vectorization_mode="sync")
+    obs, info = env.reset(seed=seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            acts = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0
+                    for m in info["action_mask"]]
+            obs, r, term, trunc, info = env.step(np.array(acts))
+        steps += 10 * num_envs
+    return steps / (time.perf_counter() - t0)
+
+
+def openspiel_rate(name: str, seconds: float, seed: int = 0) -> float | None:
+    """Random legal play of an OpenSpiel game, its tensor read at every decision."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    info_state = not game.get_type().provides_observation_tensor
+    rng = random.Random(seed)
+    decisions = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            p = state.current_player()
+            if info_state:
+                state.information_state_tensor(p)
+            else:
+                state.observation_tensor(p)
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            decisions += 1
+    return decisions / (time.perf_counter() - t0)
+
+
+def eval_rates(agents: list[str], deals: int, seed: int) -> tuple[float, float, bool]:
+    """Hands per second of one evaluation per hand and in lock-step; whether they agree."""
+    from sixtysix_env.evaluation import runner
+
+    out = []
+    for batched in (False, True):
+        keep = runner.batchable
+        if not batched:
+            runner.batchable = lambda mode, built: False
+        records: list = []
+        try:
+            runner.evaluate(agents, deals=20, seed=seed + 1)  # load the agents and kernels once
+            t0 = time.perf_counter()
+            runner.evaluate(agents, deals=deals, seed=seed, on_record=records.append)
+            out.append((2 * deals / (time.perf_counter() - t0),
+                        sorted((r.index, r.gp) for r in records)))
+        finally:
+            runner.batchable = keep
+    return out[0][0], out[1][0], out[0][1] == out[1][1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 256, 1024, 4096, 16384])
+    ap.add_argument("--eval-deals", type=int, default=1000)
+    ap.add_argument("--no-eval", action="store_true")
+    args = ap.parse_args(argv)
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, numpy {np.__version__}")
+
+    print("\n## 1. The vector environment's steps per second against num_envs (random opponent)\n")
+    print("| num_envs | steps/s |")
+    print("|---:|---:|")
+    curve = {}
+    for n in args.sizes:
+        curve[n] = vector_rate(n, args.seconds)
+        print(f"| {n:,} | {curve[n]:,.0f} |", flush=True)
+    best = max(curve, key=curve.get)
+
+    print(f"\n## 2. Side by side ({args.rounds} interleaved rounds of {args.seconds:g} s, median)\n")
+    runs = {
+        f"SixtySix-v0 vector_entry_point, num_envs={best:,}": lambda: vector_rate(best, args.seconds),
+        "SixtySix-v0 sync vectorization, num_envs=16": lambda: gym_rate(16, args.seconds),
+        "SixtySix-v0, one env": lambda: gym_rate(None, args.seconds),
+        "OpenSpiel skat (C++, observation tensor)": lambda: openspiel_rate("skat", args.seconds),
+        "OpenSpiel euchre (C++, information-state tensor)":
+            lambda: openspiel_rate("euchre", args.seconds),
+    }
+    rates: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(args.rounds):
+        for k, f in runs.items():
+            r = f()
+            if r is not None:
+                rates[k].append(r)
+    med = {k: statistics.median(v) for k, v in rates.items() if v}
+    top = med[next(iter(runs))]
+    print("| environment | steps (decisions)/s | the vector env is |")
+    print("|---|---:|---:|")
+    for k in runs:
+        if k in med:
+            print(f"| {k} | {med[k]:,.0f} | {top / med[k]:,.1f}x |")
+        else:
+            print(f"| {k} | not installed (pip install open-spiel) | |")
+
+    if args.no_eval:
+        return
+    print(f"\n## 3. Paired-deal evaluation, one worker, {args.eval_deals:,} deals "
+          "(sixtysix eval A B --workers 1)\n")
+    print("| A vs B | per hand, hands/s | lock-step, hands/s | ratio | same game points |")
+    print("|---|---:|---:|---:|---|")
+    for pair in (["sixtysix-ppo-v4", "sixtysix-ppo-v3"], ["sixtysix-ppo", "random"]):
+        old, new, same = eval_rates(pair, args.eval_deals, seed=11)
+        print(f"| {' vs '.join(pair)} | {old:,.0f} | {new:,.0f} | {new / old:.1f}x | "
+              f"{'yes, every deal' if same else 'NO'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@
 * :class:`BatchedPolicy`: a numpy policy file's network, one matrix product for
   every game, with :class:`~sixtysix_env.policy.agent.PolicyAgent`'s argmax and
   tie rule (or its sampling, with ``rngs``).
+* :class:`BatchedHeuristic`: ``heuristic`` compiled, the same moves.
 * :class:`PerGame`: any other agent, asked game by game from the reference
   engine's states that the caller keeps beside the lanes (:attr:`needs_states`).
 
@@ -23,12 +24,14 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..agents.base import Agent, RandomAgent
+from ..agents.heuristic import HeuristicAgent
 from ..agents.registry import make_agent
 from ..cards import bits_of
 from ..env.observation import OBS_SIZE
 from ..policy.agent import PolicyAgent
 from ..policy.network import SYMMETRY_TIE
 from ..view import player_view
+from . import heuristic as hk
 from . import kernels as kn
 from .engine import BatchedHands, mask_bits
 
@@ -122,6 +125,24 @@ class BatchedPolicy:
         return out
 
 
+class BatchedHeuristic:
+    """:class:`HeuristicAgent` compiled (:mod:`.heuristic`): the same moves, every lane at once."""
+
+    needs_states = False
+
+    def __init__(self, agent: HeuristicAgent | None = None) -> None:
+        self.agent = agent or HeuristicAgent()
+        self.name = self.agent.name
+        self.per_trick = int(self.agent.likely_points_per_trick)
+
+    def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
+                  rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
+        out = np.empty(len(lanes), np.int64)
+        hk.heuristic_actions(hands.S, hands.R, lanes, np.ascontiguousarray(seats, np.int64),
+                             self.per_trick, out)
+        return out
+
+
 class PerGame:
     """Any agent, game by game, from the reference states the caller keeps (``states[lane]``)."""
 
@@ -143,7 +164,7 @@ class PerGame:
 
 def batched(agent: Any) -> BatchedRandom | BatchedPolicy | PerGame:
     """The batched form of an agent (an object, or a name for ``make_agent``)."""
-    if isinstance(agent, (BatchedRandom, BatchedPolicy, PerGame)):
+    if isinstance(agent, (BatchedRandom, BatchedPolicy, BatchedHeuristic, PerGame)):
         return agent
     if isinstance(agent, str):
         agent = make_agent(agent)
@@ -151,6 +172,8 @@ def batched(agent: Any) -> BatchedRandom | BatchedPolicy | PerGame:
         return BatchedRandom(agent)
     if isinstance(agent, PolicyAgent):
         return BatchedPolicy(agent)
+    if type(agent) is HeuristicAgent:
+        return BatchedHeuristic(agent)
     return PerGame(agent)
 
 
@@ -159,4 +182,4 @@ def can_batch(agent: Any) -> bool:
     return not batched(agent).needs_states
 
 
-__all__ = ["BatchedPolicy", "BatchedRandom", "PerGame", "batched", "can_batch", "mask_bits"]
+__all__ = ["BatchedHeuristic", "BatchedPolicy", "BatchedRandom", "PerGame", "batched", "can_batch", "mask_bits"]

@@ -7,8 +7,8 @@ its keyword arguments, its observation (the ``Dict`` of ``observation`` and
 ``action_mask``, batched), its rewards and its ``info`` keys (as arrays, each
 with Gymnasium's ``_key`` mask), and :meth:`~SixtySixVectorEnv.action_masks`
 for sb3-contrib. The opponent of every game moves in one call per step: a
-numpy policy as one matrix product over the games, ``random`` in compiled
-code; any other agent game by game (see :mod:`sixtysix_env.batched.opponents`).
+numpy policy as one matrix product over the games, ``random`` and
+``heuristic`` in compiled code; any other agent game by game (see :mod:`sixtysix_env.batched.opponents`).
 
 A finished game restarts by itself: with ``autoreset_mode=NEXT_STEP`` (the
 default, as Gymnasium's ``sync`` vectorization) the next ``step`` deals it anew
@@ -44,9 +44,10 @@ from .observation import OBS_SIZE
 require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
               "vectorization_mode='sync' works without it)")
 
+from ..batched import heuristic as hk  # noqa: E402
 from ..batched import kernels as kn  # noqa: E402
 from ..batched.engine import BatchedHands  # noqa: E402
-from ..batched.opponents import BatchedRandom, batched  # noqa: E402
+from ..batched.opponents import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
 from ..engine import deal_from_deck  # noqa: E402
 
 INFO_INT_KEYS = ("learner_seat", "illegal_action", "hands_played", "hand_winner",
@@ -216,8 +217,12 @@ class SixtySixVectorEnv(VectorEnv):
         """The opponent acts wherever it is to move, until the learner is or the hand is over."""
         hands = self._games.hands
         opp = self.opponent
-        if isinstance(opp, BatchedRandom) and self._games.states is None:
+        if isinstance(opp, BatchedRandom):  # the whole loop in compiled code
             kn.play_random_until(hands.S, hands.K, hands.R, opp.lane_rng, lanes, self._seat[lanes])
+            return
+        if isinstance(opp, BatchedHeuristic):
+            hk.play_heuristic_until(hands.S, hands.K, hands.R, lanes, self._seat[lanes],
+                                    opp.per_trick)
             return
         while True:
             to_move = hands.to_move(lanes)

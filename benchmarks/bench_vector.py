@@ -20,9 +20,13 @@ Prints, from one process:
    ratios.
 3. **Paired-deal evaluation** (``--no-eval`` skips it): ``sixtysix eval
    sixtysix-ppo-v4 sixtysix-ppo-v3`` on one worker, per hand (the path before
-   the batched engine) and in lock-step, hands per second, the ratio, and
-   whether every deal's game points are the same; the same for
-   ``sixtysix-ppo`` against ``random``.
+   the batched engine) and in lock-step (what ``sixtysix eval`` does now),
+   hands per second, the ratio, and whether every deal's game points are the
+   same; then in lock-step with one matrix product per batch for each policy
+   (``BatchedPolicy(exact=False)``: faster, but its float sums run in another
+   order, so a near tie can go the other way) and how many deals then differ.
+   The same for ``sixtysix-ppo`` against ``random`` and ``sixtysix-ppo-v4``
+   against ``heuristic``.
 
 Compare ratios, not absolute figures, across machines: the machines this is
 run on are shared.
@@ -121,25 +125,34 @@ def openspiel_rate(name: str, seconds: float, seed: int = 0) -> float | None:
     return decisions / (time.perf_counter() - t0)
 
 
-def eval_rates(agents: list[str], deals: int, seed: int) -> tuple[float, float, bool]:
-    """Hands per second of one evaluation per hand and in lock-step; whether they agree."""
+def eval_rates(agents: list[str], deals: int, seed: int) -> list[tuple[float, list]]:
+    """Hands per second and the records of one evaluation per hand, in lock-step, and in
+    lock-step with one matrix product per batch for the policies (``exact=False``)."""
+    from sixtysix_env.agents import make_agent
+    from sixtysix_env.batched.opponents import BatchedPolicy
     from sixtysix_env.evaluation import runner
+    from sixtysix_env.policy.agent import PolicyAgent
+
+    def loose(name):
+        agent = make_agent(name)
+        return BatchedPolicy(agent, exact=False) if isinstance(agent, PolicyAgent) else agent
 
     out = []
-    for batched in (False, True):
+    for way in ("per hand", "lock-step", "one product"):
         keep = runner.batchable
-        if not batched:
+        if way == "per hand":
             runner.batchable = lambda mode, built: False
+        specs = [loose(a) for a in agents] if way == "one product" else agents
         records: list = []
         try:
-            runner.evaluate(agents, deals=20, seed=seed + 1)  # load the agents and kernels once
+            runner.evaluate(specs, deals=20, seed=seed + 1)  # load the agents and kernels once
             t0 = time.perf_counter()
-            runner.evaluate(agents, deals=deals, seed=seed, on_record=records.append)
+            runner.evaluate(specs, deals=deals, seed=seed, on_record=records.append)
             out.append((2 * deals / (time.perf_counter() - t0),
                         sorted((r.index, r.gp) for r in records)))
         finally:
             runner.batchable = keep
-    return out[0][0], out[1][0], out[0][1] == out[1][1]
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -191,12 +204,16 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"\n## 3. Paired-deal evaluation, one worker, {args.eval_deals:,} deals "
           "(sixtysix eval A B --workers 1)\n")
-    print("| A vs B | per hand, hands/s | lock-step, hands/s | ratio | same game points |")
-    print("|---|---:|---:|---:|---|")
-    for pair in (["sixtysix-ppo-v4", "sixtysix-ppo-v3"], ["sixtysix-ppo", "random"]):
-        old, new, same = eval_rates(pair, args.eval_deals, seed=11)
+    print("| A vs B | per hand, hands/s | lock-step, hands/s | ratio | same game points "
+          "| one product per batch, hands/s | ratio | deals whose game points differ |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
+    for pair in (["sixtysix-ppo-v4", "sixtysix-ppo-v3"], ["sixtysix-ppo", "random"],
+                 ["sixtysix-ppo-v4", "heuristic"]):
+        (old, r0), (new, r1), (fast, r2) = eval_rates(pair, args.eval_deals, seed=11)
+        differ = sum(a != b for a, b in zip(r0, r2))
         print(f"| {' vs '.join(pair)} | {old:,.0f} | {new:,.0f} | {new / old:.1f}x | "
-              f"{'yes, every deal' if same else 'NO'} |", flush=True)
+              f"{'yes, every deal' if r0 == r1 else 'NO'} | {fast:,.0f} | {fast / old:.1f}x | "
+              f"{differ} of {len(r0)} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,12 @@ class BatchedRandom:
         return out
 
 
+def _lowest_bit(masks: np.ndarray) -> np.ndarray:
+    """The lowest set bit's index of each (non-zero) mask."""
+    low = masks & -masks
+    return np.log2(low.astype(np.float64)).astype(np.int64)
+
+
 class BatchedPolicy:
     """A :class:`PolicyAgent` playing every lane with one forward pass.
 
@@ -86,6 +92,10 @@ class BatchedPolicy:
         self._obs = np.empty((0, OBS_SIZE), np.float32)
         self._masks = np.empty((0, NUM_ACTIONS), np.int8)
 
+    def act(self, view, rng: random.Random) -> int:
+        """The agent's own move for one view (so that this is an agent too)."""
+        return self.agent.act(view, rng)
+
     def logits_and_masks(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray):
         k = len(lanes)
         if len(self._obs) < k:
@@ -101,6 +111,15 @@ class BatchedPolicy:
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
+        masks = hands.legal_masks(lanes)
+        forced = (masks & (masks - 1)) == 0
+        if forced.all():  # PolicyAgent.act answers a forced move without the network
+            return _lowest_bit(masks)
+        if forced.any():
+            think = ~forced
+            out = _lowest_bit(masks)
+            out[think] = self.act_batch(hands, lanes[think], seats[think], rngs, states)
+            return out
         logits, legal = self.logits_and_masks(hands, lanes, seats)
         if self.agent.deterministic:
             z = np.where(legal, logits, -np.inf)
@@ -112,11 +131,7 @@ class BatchedPolicy:
         z = np.where(legal, logits.astype(np.float64), -np.inf)
         z -= z.max(axis=1, keepdims=True)
         cum = np.cumsum(np.exp(z), axis=1)
-        single = legal.sum(axis=1) == 1
         for j, i in enumerate(lanes.tolist()):
-            if single[j]:  # PolicyAgent.act answers a forced move without a draw
-                out[j] = int(np.argmax(legal[j]))
-                continue
             u = (rngs[i].random() if rngs is not None else np.random.random()) * cum[j, -1]
             a = min(int(np.searchsorted(cum[j], u, side="right")), NUM_ACTIONS - 1)
             while not legal[j, a]:

@@ -82,7 +82,9 @@ The action mask (a separate int8 vector of 34, 1 = legal) is the view's
 
 ``OBS_VERSION`` changes whenever this table does; an exported policy records
 the version it was trained on and must refuse any other
-(:func:`check_obs_version`).
+(:func:`check_obs_version`). The batched engine writes the same vector
+(``sixtysix_env/batched/kernels.py``, ``observe_one``; its tests compare the two
+bit for bit), so a change here is made there too.
 """
 
 from __future__ import annotations

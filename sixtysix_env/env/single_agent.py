@@ -13,6 +13,15 @@ Registered as ``SixtySix-v0``::
 
     import gymnasium, sixtysix_env
     env = gymnasium.make("SixtySix-v0", opponent="random", rules="santase")
+
+and, N games stepped together on the batched engine (the same games; the
+``[fast]`` extra, :mod:`sixtysix_env.env.vector`)::
+
+    envs = gymnasium.make_vec("SixtySix-v0", num_envs=1024,
+                              vectorization_mode="vector_entry_point", opponent="heuristic")
+
+``reset(options={"deck": ..., "dealer": ..., "learner_seat": ...})`` plays a
+given deal (hand mode), to compare programs on the same hands.
 """
 
 from __future__ import annotations

@@ -215,14 +215,18 @@ class Table:
         #: The engine's result of the last hand that ended in this episode, or None.
         self.last_result: HandResult | None = None
 
-    def deal(self, rng: random.Random, given: tuple[list, int, int] | None = None) -> State:
-        """Start an episode with deals (and the first dealer) from ``rng``, or (hand mode)
-        from ``given``: (deck, dealer, ...) as :func:`~sixtysix_env.engine.deal_from_deck`."""
+    def deal(self, rng: random.Random, given: tuple | None = None) -> State:
+        """Start an episode with deals (and the first dealer) from ``rng``, or from
+        ``given``: in hand mode (deck, dealer, ...) as
+        :func:`~sixtysix_env.engine.deal_from_deck`, in match mode (match seed, ...)."""
         self.hands_played = 0
         self.last_result = None
-        if given is not None:
+        if given is not None and self.mode == "hand":
             self.match = None
             self.state = deal_from_deck(given[0], dealer=given[1], rules=self.rules)
+        elif given is not None:
+            self.match = Match(self.rules, seed=random.Random(given[0]))
+            self.state = self.match.hand
         elif self.mode == "hand":
             self.match = None
             self.state = new_hand(rng, rng.randrange(2), self.rules)

@@ -21,7 +21,8 @@ and, N games stepped together on the batched engine (the same games; the
                               vectorization_mode="vector_entry_point", opponent="heuristic")
 
 ``reset(options={"deck": ..., "dealer": ..., "learner_seat": ...})`` plays a
-given deal (hand mode), to compare programs on the same hands.
+given deal (in match mode ``{"match_seed": ..., "learner_seat": ...}`` a given
+match), to compare programs on the same hands.
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ class SixtySixEnv(gymnasium.Env):
             seat = self.learner_seat
         given = self._given_deal(options)
         if given is not None:
-            seat = given[2]
+            seat = given[-1]
         self.seat = seat
         self._table.deal(rng, given)
         self._over = False
@@ -160,21 +161,26 @@ class SixtySixEnv(gymnasium.Env):
         obs = self._observe()
         return obs, self._with_mask(self._quiet_info.copy(), obs)
 
-    def _given_deal(self, options: dict | None) -> tuple[list[int], int, int] | None:
-        """``reset(options={"deck": 24 card ids or codes, "dealer": 0/1, "learner_seat": 0/1})``:
-        this deal instead of a drawn one (hand mode; to compare programs on the same hands)."""
+    def _given_deal(self, options: dict | None) -> tuple | None:
+        """A given deal instead of a drawn one, to compare programs on the same hands:
+        ``reset(options={"deck": 24 card ids or codes, "dealer": 0/1, "learner_seat": 0/1})``
+        in hand mode, ``{"match_seed": int, "learner_seat": 0/1}`` in match mode (the match
+        dealt as ``Match(rules, seed=random.Random(match_seed))``)."""
         if not options:
             return None
-        keys = {"deck", "dealer", "learner_seat"}
+        keys = {"deck", "dealer", "learner_seat"} if self.mode == "hand" else {
+            "match_seed", "learner_seat"}
         if set(options) != keys:
-            raise ValueError(f"reset options must give exactly {', '.join(sorted(keys))} "
-                             f"(a given deal), got {', '.join(sorted(map(str, options)))}")
-        if self.mode != "hand":
-            raise ValueError("a given deal (reset options) is for mode='hand' only")
+            raise ValueError(f"reset options in {self.mode} mode must give exactly "
+                             f"{', '.join(sorted(keys))}, got {', '.join(sorted(map(str, options)))}")
         seat = options["learner_seat"]
         if seat not in (0, 1) or isinstance(seat, bool):
             raise ValueError(f"learner_seat must be 0 or 1, got {seat!r}")
-        return list(options["deck"]), options["dealer"], int(seat)
+        if self.mode == "hand":
+            return list(options["deck"]), options["dealer"], int(seat)
+        if not is_int(options["match_seed"]):
+            raise ValueError(f"match_seed must be an integer, got {options['match_seed']!r}")
+        return int(options["match_seed"]), int(seat)
 
     def step(self, action):
         table = self._table

@@ -20,8 +20,8 @@ game returns the observation and mask of the seat to act, and the caller acts
 for both seats.
 
 Given deals (for tests, or to compare two programs on the same hands):
-``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``.
-Only ``mode="hand"`` is batched; ``mode="match"`` is refused with the reason.
+``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``,
+or in ``mode="match"`` ``{"match_seeds": (N,), "learner_seats": (N,)}``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from ..batched import heuristic as hk  # noqa: E402
 from ..batched import kernels as kn  # noqa: E402
 from ..batched.engine import BatchedHands  # noqa: E402
 from ..batched.opponents import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
-from ..engine import deal_from_deck  # noqa: E402
+from ..engine import deal_from_deck, random_deck  # noqa: E402
 
 INFO_INT_KEYS = ("learner_seat", "illegal_action", "hands_played", "hand_winner",
                  "hand_game_points", "hand_reason", "score_0", "score_1", "winner")
@@ -93,6 +93,24 @@ def _deal_options(options: dict | None, n: int):
     return out
 
 
+def _match_options(options: dict | None, n: int):
+    """The given match seeds of ``reset(options=...)`` in match mode, checked."""
+    if not options:
+        return None
+    keys = {"match_seeds", "learner_seats"}
+    if set(options) != keys:
+        raise ValueError(f"reset options in match mode must give exactly "
+                         f"{', '.join(sorted(keys))}, got {', '.join(sorted(map(str, options)))}")
+    seeds = np.asarray(options["match_seeds"]).reshape(-1)
+    if seeds.shape != (n,) or not np.issubdtype(seeds.dtype, np.integer):
+        raise ValueError(f"'match_seeds' must be {n} integers, got {options['match_seeds']!r}")
+    seats = np.asarray(options["learner_seats"], dtype=np.int64).reshape(-1)
+    if seats.shape != (n,) or ((seats != 0) & (seats != 1)).any():
+        raise ValueError(f"'learner_seats' must be {n} seats, each 0 or 1, "
+                         f"got {options['learner_seats']!r}")
+    return seeds, seats
+
+
 class _Games:
     """The lanes, their opponents, the reference states a per-game agent needs."""
 
@@ -101,11 +119,14 @@ class _Games:
         self.rules = rules
         self.states: list | None = None  # reference engine states, for per-game agents
 
-    def deal(self, lanes: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
-        self.hands.deal(lanes, decks, dealers)
+    def deal(self, lanes: np.ndarray, decks: np.ndarray, dealers: np.ndarray,
+             scores: np.ndarray) -> None:
+        self.hands.deal(lanes, decks, dealers, scores)
         if self.states is not None:
-            for i, d, e in zip(lanes.tolist(), decks.tolist(), dealers.tolist()):
-                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules)
+            for i, d, e, sc in zip(lanes.tolist(), np.asarray(decks).tolist(), dealers.tolist(),
+                                   scores.tolist()):
+                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules,
+                                                match_score=tuple(sc))
 
     def apply(self, lanes: np.ndarray, actions: np.ndarray) -> None:
         self.hands.apply_unchecked(lanes, actions)
@@ -119,10 +140,11 @@ class SixtySixVectorEnv(VectorEnv):
     """N single-agent games against one opponent, stepped together on the batched engine.
 
     Keyword arguments as :class:`~sixtysix_env.env.single_agent.SixtySixEnv`
-    (``opponent``, ``rules``, ``mode``, ``learner_seat``, ``illegal_action``,
-    ``illegal_reward``), plus ``num_envs``, ``autoreset_mode`` and ``copy``
-    (False: the observation arrays are the environment's own buffers, overwritten
-    by the next call; True, the default, as Gymnasium: fresh arrays).
+    (``opponent``, ``rules``, ``mode`` ``"hand"`` or ``"match"``, ``hand_rewards``,
+    ``learner_seat``, ``illegal_action``, ``illegal_reward``), plus ``num_envs``,
+    ``autoreset_mode`` and ``copy`` (False: the observation arrays are the
+    environment's own buffers, overwritten by the next call; True, the default,
+    as Gymnasium: fresh arrays).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -143,10 +165,7 @@ class SixtySixVectorEnv(VectorEnv):
     ) -> None:
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        config, mode, _ = check_options(rules, mode, hand_rewards, None)
-        if mode != "hand":
-            raise ValueError("the vector environment batches mode='hand' only; for matches use "
-                             "gymnasium.make_vec(..., vectorization_mode='sync')")
+        config, mode, weight = check_options(rules, mode, hand_rewards, None)
         if render_mode is not None:
             raise ValueError(f"the vector environment does not render (render_mode={render_mode!r}); "
                              "allowed: None")
@@ -154,10 +173,12 @@ class SixtySixVectorEnv(VectorEnv):
             raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: 'raise', 'lose'")
-        self.illegal_reward = float(check_illegal_reward(illegal_reward, worst_loss(mode, 0, 0)))
+        worst = worst_loss(mode, config.match_target, weight)
+        self.illegal_reward = float(check_illegal_reward(illegal_reward, worst))
         self.num_envs = num_envs
         self.rules = config
         self.mode = mode
+        self.hand_rewards = weight
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
         self.render_mode = None
@@ -171,21 +192,42 @@ class SixtySixVectorEnv(VectorEnv):
         self._games = _Games(num_envs, config)
         if self.opponent.needs_states:
             self._games.states = [None] * num_envs
-        self._lanes = np.arange(num_envs, dtype=np.int64)
-        self._seat = np.zeros(num_envs, np.int64)
-        self._obs = np.zeros((num_envs, OBS_SIZE), np.float32)
-        self._mask = np.zeros((num_envs, NUM_ACTIONS), np.int8)
-        self._ended = np.ones(num_envs, bool)  # episode over (NEXT_STEP: reset on next step)
-        self._illegal = np.full(num_envs, -1, np.int64)
+        n = num_envs
+        self._lanes = np.arange(n, dtype=np.int64)
+        self._seat = np.zeros(n, np.int64)
+        self._obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
+        self._ended = np.ones(n, bool)  # episode over (NEXT_STEP: reset on next step)
+        self._illegal = np.full(n, -1, np.int64)
+        # The episode so far (a match's score, carried tie points, hands ended) and the hand
+        # that ended on this step (winner -1 for none or a tie).
+        self._score = np.zeros((n, 2), np.int64)
+        self._carry = np.zeros(n, np.int64)
+        self._hands_played = np.zeros(n, np.int64)
+        self._hand_over = np.zeros(n, bool)
+        self._hand_winner = np.full(n, -1, np.int64)
+        self._hand_gp = np.zeros(n, np.int64)
+        self._hand_reason = np.zeros(n, np.int64)
+        self._reward = np.zeros(n, np.float64)
         self._rngs: list[random.Random] = []
+        self._deck_rngs: list[random.Random] | None = None  # given match seeds
         self._np_random_seeded = False
 
     # -- dealing ---------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal every game anew; ``seed`` fixes the deals, seats and the opponent's draws."""
+        """Deal every game anew; ``seed`` fixes the deals, seats and the opponent's draws.
+
+        ``options``: in hand mode ``{"decks": (N, 24), "dealers": (N,), "learner_seats":
+        (N,)}`` plays given deals; in match mode ``{"match_seeds": (N,), "learner_seats":
+        (N,)}`` deals each match as ``Match(rules, seed=random.Random(match_seed))`` does
+        (``SixtySixEnv.reset`` takes the same, one game at a time).
+        """
         super().reset(seed=as_seed(seed))
-        given = _deal_options(options, self.num_envs)
+        if self.mode == "match":
+            given = _match_options(options, self.num_envs)
+        else:
+            given = _deal_options(options, self.num_envs)
         if seed is not None or not self._np_random_seeded:
             self._np_random_seeded = True
             rng = self.np_random
@@ -193,25 +235,88 @@ class SixtySixVectorEnv(VectorEnv):
                 self.opponent.seed_lanes(self.num_envs, rng)
             self._rngs = [random.Random(int(x))
                           for x in rng.integers(0, 2**63, self.num_envs)]
+        self._deck_rngs = None
         self._illegal[:] = -1
-        self._deal(self._lanes, given)
+        self._new_episodes(self._lanes, given)
         self._ended[:] = False
-        obs, info = self._observe(self._lanes, final=None)
-        return obs, info
+        return self._observe(self._lanes, final=None)
 
-    def _deal(self, lanes: np.ndarray, given=None) -> None:
+    def _new_episodes(self, lanes: np.ndarray, given=None) -> None:
         k = len(lanes)
-        if given is not None:
-            decks, dealers, seats = given
-        else:
-            rng = self.np_random
-            decks = np.argsort(rng.random((k, 24)), axis=1)
-            dealers = rng.integers(0, 2, k)
+        rng = self.np_random
+        self._score[lanes] = 0
+        self._carry[lanes] = 0
+        self._hands_played[lanes] = 0
+        if given is None:
             seats = rng.integers(0, 2, k) if self.learner_seat is None else np.full(
                 k, self.learner_seat)
+        else:
+            seats = given[-1]
         self._seat[lanes] = seats
-        self._games.deal(lanes, decks, dealers)
-        self._opponent_moves(lanes)
+        decks = None
+        if self.mode == "hand" and given is not None:
+            decks, dealers = given[0], given[1]
+        elif self.mode == "match" and given is not None:
+            self._deck_rngs = [random.Random(int(x)) for x in given[0]]
+            dealers = np.array([self._deck_rngs[i].randrange(2) for i in lanes.tolist()])
+        else:
+            dealers = rng.integers(0, 2, k)
+        self._deal_hands(lanes, dealers, decks)
+        self._play_on(lanes)
+
+    def _deal_hands(self, lanes: np.ndarray, dealers: np.ndarray, decks=None) -> None:
+        if decks is None:
+            if self._deck_rngs is not None:
+                decks = np.array([random_deck(self._deck_rngs[i]) for i in lanes.tolist()])
+            else:
+                decks = np.argsort(self.np_random.random((len(lanes), 24)), axis=1)
+        self._games.deal(lanes, decks, dealers, self._score[lanes])
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def _play_on(self, lanes: np.ndarray) -> None:
+        """The opponent's moves and, in match mode, each finished hand scored and the next
+        dealt, until the learner is to act or the episode is over in every lane."""
+        hands = self._games.hands
+        while len(lanes):
+            self._opponent_moves(lanes)
+            if self.mode == "hand":
+                return
+            done = lanes[hands.over(lanes)]
+            if not len(done):
+                return
+            self._score_hands(done)
+            going = done[self._score[done].max(axis=1) < self.rules.match_target]
+            self._deal_hands(going, 1 - hands.S[going, kn.DEALER])
+            lanes = going
+
+    def _score_hands(self, lanes: np.ndarray) -> None:
+        """``Match.apply`` at the end of each hand in ``lanes``, and the learner's reward."""
+        S = self._games.hands.S
+        winner = S[lanes, kn.WINNER]
+        gp = S[lanes, kn.GP]
+        self._hand_over[lanes] = True
+        self._hand_winner[lanes] = winner
+        self._hand_gp[lanes] = np.where(winner >= 0, gp, 0)
+        self._hand_reason[lanes] = S[lanes, kn.REASON]
+        self._hands_played[lanes] += 1
+        if self.mode == "hand":
+            self._score[lanes, np.maximum(winner, 0)] += np.where(winner >= 0, gp, 0)
+            seat = self._seat[lanes]
+            self._reward[lanes] += np.where(winner < 0, 0, np.where(winner == seat, gp, -gp))
+            return
+        tie = winner < 0
+        gained = np.where(tie, 0, gp + self._carry[lanes])
+        self._score[lanes, np.maximum(winner, 0)] += gained
+        if self.rules.tie_rule == "carry-over":
+            self._carry[lanes] = np.where(tie, self._carry[lanes] + 1, 0)
+        seat = self._seat[lanes]
+        mine = np.where(winner == seat, gained, -gained)
+        reward = self.hand_rewards * mine
+        over = self._score[lanes].max(axis=1) >= self.rules.match_target
+        match_winner = np.where(self._score[lanes, 0] >= self.rules.match_target, 0, 1)
+        reward += np.where(over, np.where(match_winner == seat, 1.0, -1.0), 0.0)
+        self._reward[lanes] += reward + 0.0
 
     def _opponent_moves(self, lanes: np.ndarray) -> None:
         """The opponent acts wherever it is to move, until the learner is or the hand is over."""
@@ -236,6 +341,11 @@ class SixtySixVectorEnv(VectorEnv):
             if self._games.states is not None:
                 for i, a in zip(waiting.tolist(), acts.tolist()):
                     self._games.states[i] = self._games.states[i].apply(a)
+
+    def _episode_over(self, lanes: np.ndarray) -> np.ndarray:
+        if self.mode == "hand":
+            return self._games.hands.over(lanes)
+        return self._score[lanes].max(axis=1) >= self.rules.match_target
 
     # -- stepping --------------------------------------------------------------------------
 
@@ -264,25 +374,37 @@ class SixtySixVectorEnv(VectorEnv):
                 raise hands.illegal(int(playing[j]), int(acts[j]), int(legal[j]), "the learner")
         self._illegal[:] = -1
         self._illegal[playing[~ok]] = acts[~ok]
+        self._hand_over[:] = False
+        self._hand_winner[:] = -1
+        self._hand_gp[:] = 0
+        self._hand_reason[:] = 0
+        self._reward[:] = 0.0
         moving = playing[ok]
         self._games.apply(moving, acts[ok])
-        self._opponent_moves(moving)
-        reward = np.zeros(self.num_envs, np.float64)
-        reward[moving] = hands.returns(moving, self._seat[moving])
+        self._play_on(moving)
+        if self.mode == "hand":
+            self._score[moving] = 0
+            done = moving[hands.over(moving)]
+            self._score_hands(done)
+        reward = self._reward.copy()
         reward[playing[~ok]] = self.illegal_reward
         terminated = np.zeros(self.num_envs, bool)
-        terminated[moving] = hands.over(moving)
+        terminated[moving] = self._episode_over(moving)
         terminated[playing[~ok]] = True
         truncated = np.zeros(self.num_envs, bool)
         if len(restart):
-            self._deal(restart)
+            self._hands_played[restart] = 0
+            self._new_episodes(restart)
         final = None
         if self.autoreset_mode is AutoresetMode.SAME_STEP and terminated.any():
             done = self._lanes[terminated]
-            final = self._observe(self._lanes, final=None, copy=True)
-            final = (done, final)
+            final = (done, self._observe(self._lanes, final=None, copy=True))
             self._illegal[done] = -1
-            self._deal(done)
+            self._hand_over[done] = False
+            self._hand_winner[done] = -1
+            self._hand_gp[done] = 0
+            self._hand_reason[done] = 0
+            self._new_episodes(done)
         self._ended = terminated.copy()
         obs, info = self._observe(self._lanes, final=final)
         return obs, reward, terminated, truncated, info
@@ -311,28 +433,30 @@ class SixtySixVectorEnv(VectorEnv):
         return obs, info
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
-        """``SixtySixEnv``'s info keys as arrays (hand mode): a hand that ended now gives its
-        winner, game points and reason, and the scores; an illegal action ends the episode
-        with the hand's info unchanged."""
-        S = self._games.hands.S
-        over = (S[:, kn.OVER] != 0) & (self._illegal < 0)
-        winner = np.where(over, S[:, kn.WINNER], -1)
-        gp = np.where(over & (winner >= 0), S[:, kn.GP], 0)
-        n = self.num_envs
+        """``SixtySixEnv``'s info keys as arrays (``Table.info``): the hand that ended on this
+        step (its winner, game points and reason), the hands ended and the score of the
+        episode, its winner once it is over; an illegal action ends the episode with the info
+        of the step before."""
+        ended = self._episode_over(self._lanes) & (self._illegal < 0)
+        if self.mode == "hand":
+            winner = np.where(ended, self._hand_winner, -1)
+        else:
+            winner = np.where(ended, np.where(
+                self._score[:, 0] >= self.rules.match_target, 0, 1), -1)
         info: dict[str, Any] = {
             "learner_seat": self._seat.copy(),
             "illegal_action": self._illegal.copy(),
-            "hands_played": over.astype(np.int64),
-            "hand_over": over,
-            "hand_winner": winner,
-            "hand_game_points": gp,
-            "hand_reason": np.where(over, S[:, kn.REASON], 0),
-            "score_0": np.where(winner == 0, gp, 0),
-            "score_1": np.where(winner == 1, gp, 0),
+            "hands_played": self._hands_played.copy(),
+            "hand_over": self._hand_over.copy(),
+            "hand_winner": self._hand_winner.copy(),
+            "hand_game_points": self._hand_gp.copy(),
+            "hand_reason": self._hand_reason.copy(),
+            "score_0": self._score[:, 0].copy(),
+            "score_1": self._score[:, 1].copy(),
             "winner": winner,
             "action_mask": mask,
         }
-        true = np.ones(n, bool)
+        true = np.ones(self.num_envs, bool)
         for key in list(info):
             info["_" + key] = true
         return info

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 
 import sixtysix_env  # noqa: E402,F401  (registers SixtySix-v0)
-from sixtysix_env import IllegalActionError, random_deck  # noqa: E402
+from sixtysix_env import IllegalActionError, make_rules, random_deck  # noqa: E402
 from sixtysix_env.agents import make_agent  # noqa: E402
 from sixtysix_env.env.single_agent import SixtySixEnv  # noqa: E402
 from sixtysix_env.env.vector import SixtySixSelfPlayVectorEnv, SixtySixVectorEnv  # noqa: E402
@@ -46,23 +46,16 @@ def scalar_info(info: dict) -> dict:
     return {k: v for k, v in info.items() if k != "action_mask"}
 
 
-@pytest.mark.parametrize("rules", ["altmisalti", "pagat66", "santase"])
-@pytest.mark.parametrize("opponent", ["policy", "heuristic"])
-def test_same_games_as_single_environments(rules, opponent):
-    opp = tiny_policy(1) if opponent == "policy" else make_agent("heuristic")
-    decks, dealers, seats = given_deals(N, 7)
-    vec = gymnasium.make_vec("SixtySix-v0", num_envs=N, vectorization_mode="vector_entry_point",
-                             opponent=opp, rules=rules)
-    singles = [SixtySixEnv(opponent=opp, rules=rules) for _ in range(N)]
-    obs, info = vec.reset(seed=3, options={"decks": decks, "dealers": dealers,
-                                           "learner_seats": seats})
-    ref = [e.reset(seed=3, options={"deck": decks[i].tolist(), "dealer": int(dealers[i]),
-                                    "learner_seat": int(seats[i])}) for i, e in enumerate(singles)]
-    live = np.ones(N, bool)
+def _compare_with_single_envs(vec, singles, vec_options, single_options, n, first=False):
+    """Step both side by side (the learner random, or its first legal action) until every
+    game has ended once; returns (steps, tied hands seen)."""
+    obs, info = vec.reset(seed=3, options=vec_options)
+    ref = [e.reset(seed=3, options=single_options(i)) for i, e in enumerate(singles)]
+    live = np.ones(n, bool)
     rng = random.Random(0)
-    steps = 0
+    steps = ties = 0
     while live.any():
-        actions = np.zeros(N, np.int64)
+        actions = np.zeros(n, np.int64)
         for i in np.flatnonzero(live):
             o, inf = ref[i]
             assert np.array_equal(obs["observation"][i], o["observation"]), (i, steps)
@@ -72,12 +65,13 @@ def test_same_games_as_single_environments(rules, opponent):
                 assert info[k][i] == v, (k, i, steps)
                 assert info["_" + k][i]
             legal = np.flatnonzero(o["action_mask"])
-            actions[i] = legal[rng.randrange(len(legal))]
+            actions[i] = legal[0] if first else legal[rng.randrange(len(legal))]
         obs, reward, term, trunc, info = vec.step(actions)
         steps += 1
+        ties += int((live & (info["hand_reason"] == 4)).sum())
         for i in np.flatnonzero(live):
             o, r, t, tr, inf = singles[i].step(int(actions[i]))
-            assert reward[i] == r and term[i] == t and not trunc[i], (i, steps)
+            assert reward[i] == r and term[i] == t and not trunc[i], (i, steps, reward[i], r)
             ref[i] = (o, inf)
             if t:  # compare the final step, then leave the lane (it deals anew)
                 assert np.array_equal(obs["observation"][i], o["observation"])
@@ -85,7 +79,55 @@ def test_same_games_as_single_environments(rules, opponent):
                 for k, v in scalar_info(inf).items():
                     assert info[k][i] == v, (k, i, steps)
                 live[i] = False
+    return steps, ties
+
+
+@pytest.mark.parametrize("rules", ["altmisalti", "pagat66", "santase"])
+@pytest.mark.parametrize("opponent", ["policy", "heuristic"])
+def test_same_games_as_single_environments(rules, opponent):
+    opp = tiny_policy(1) if opponent == "policy" else make_agent("heuristic")
+    decks, dealers, seats = given_deals(N, 7)
+    vec = gymnasium.make_vec("SixtySix-v0", num_envs=N, vectorization_mode="vector_entry_point",
+                             opponent=opp, rules=rules)
+    singles = [SixtySixEnv(opponent=opp, rules=rules) for _ in range(N)]
+    steps, _ = _compare_with_single_envs(
+        vec, singles, {"decks": decks, "dealers": dealers, "learner_seats": seats},
+        lambda i: {"deck": decks[i].tolist(), "dealer": int(dealers[i]),
+                   "learner_seat": int(seats[i])}, N)
     assert steps > 5
+
+
+@pytest.mark.parametrize("opponent", ["policy", "heuristic", "first-legal"])
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_same_matches_as_single_environments(opponent, weight):
+    # Short matches with tied hands carried over. With the first legal move on both sides
+    # (an agent the vector env plays game by game) some of these 40 matches have a tie.
+    rules = make_rules("altmisalti", match_target=3, tie_rule="carry-over")
+    opp = {"policy": tiny_policy(2), "heuristic": make_agent("heuristic"),
+           "first-legal": FirstLegal()}[opponent]
+    n = 40
+    seeds = np.arange(n)
+    seats = np.array([i % 2 for i in range(n)])
+    vec = SixtySixVectorEnv(num_envs=n, opponent=opp, rules=rules, mode="match",
+                            hand_rewards=weight)
+    singles = [SixtySixEnv(opponent=opp, rules=rules, mode="match", hand_rewards=weight)
+               for _ in range(n)]
+    steps, ties = _compare_with_single_envs(
+        vec, singles, {"match_seeds": seeds, "learner_seats": seats},
+        lambda i: {"match_seed": int(seeds[i]), "learner_seat": int(seats[i])}, n,
+        first=opponent == "first-legal")
+    assert steps > 20
+    if opponent == "first-legal":
+        assert ties > 0
+
+
+class FirstLegal:
+    """An agent the vector env plays game by game (no batched form)."""
+
+    name = "first-legal"
+
+    def act(self, view, rng):
+        return view.legal_actions()[0]
 
 
 def test_next_step_autoreset_and_repeatable_seeds():
@@ -111,22 +153,30 @@ def test_next_step_autoreset_and_repeatable_seeds():
     assert sum(x[2].sum() for x in a) > 8  # hands ended and were dealt anew
 
 
-def test_same_step_autoreset_gives_the_final_observation():
-    env = SixtySixVectorEnv(num_envs=16, opponent=tiny_policy(), autoreset_mode="SameStep")
+@pytest.mark.parametrize("mode", ["hand", "match"])
+def test_same_step_autoreset_gives_the_final_observation(mode):
+    env = SixtySixVectorEnv(num_envs=16, opponent=tiny_policy(), autoreset_mode="SameStep",
+                            mode=mode, rules=make_rules("altmisalti", match_target=2))
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     seen = 0
-    for _ in range(30):
+    for _ in range(60):
         acts = (rng.random((16, 34)) * obs["action_mask"]).argmax(1)
         obs, r, term, trunc, info = env.step(acts)
         assert obs["action_mask"].any(axis=1).all()  # every lane is playable at once
+        assert not info["hand_over"][term].any() and (info["hands_played"][term] == 0).all()
         if term.any():
             seen += int(term.sum())
             assert (info["_final_obs"] == term).all()
             for i in np.flatnonzero(term):
                 assert not info["final_obs"][i]["action_mask"].any()
-                assert info["final_info"]["hand_over"][i]
-                assert info["final_info"]["hand_game_points"][i] == abs(r[i])
+                final = {k: v[i] for k, v in info["final_info"].items()}
+                assert final["hand_over"]
+                if mode == "hand":
+                    assert final["hand_game_points"] == abs(r[i])
+                else:
+                    assert abs(r[i]) == 1 and max(final["score_0"], final["score_1"]) >= 2
+                    assert r[i] == (1 if final["winner"] == final["learner_seat"] else -1)
     assert seen
 
 
@@ -154,8 +204,11 @@ def test_illegal_actions_lose_or_raise():
 
 
 def test_options_are_checked():
-    with pytest.raises(ValueError, match="mode='hand' only"):
-        SixtySixVectorEnv(num_envs=2, mode="match")
+    with pytest.raises(ValueError, match="in match mode must give exactly"):
+        SixtySixVectorEnv(num_envs=2, mode="match").reset(options={"decks": 1})
+    with pytest.raises(ValueError, match="'match_seeds' must be 2 integers"):
+        SixtySixVectorEnv(num_envs=2, mode="match").reset(
+            options={"match_seeds": [1.5, 2], "learner_seats": [0, 1]})
     with pytest.raises(ValueError, match="unknown rules"):
         SixtySixVectorEnv(num_envs=2, rules="skat")
     with pytest.raises(ValueError, match="autoreset_mode"):

@@ -192,6 +192,25 @@ def check_illegal_reward(illegal_reward: float | None, worst: float) -> float:
     return float(illegal_reward)
 
 
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+
+
+def check_learner_options(
+    learner_seat, illegal_action, illegal_reward, mode: str, rules: RuleConfig, weight: float
+) -> float:
+    """The single-agent environments' learner options checked; returns the illegal-move
+    penalty (see :func:`check_illegal_reward`)."""
+    if learner_seat not in (None, 0, 1) or isinstance(learner_seat, bool):
+        raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(
+            f"unknown illegal_action {illegal_action!r}; allowed: "
+            + ", ".join(map(repr, ILLEGAL_ACTION_MODES))
+        )
+    worst = worst_loss(mode, rules.match_target, weight)
+    return float(check_illegal_reward(illegal_reward, worst))
+
+
 SEATS = {a: i for i, a in enumerate(AGENTS)}
 
 

@@ -40,17 +40,23 @@ from ..errors import IllegalActionError
 from ..rules import RuleConfig
 from ..view import player_view
 from .core import (
+    ILLEGAL_ACTION_MODES,  # noqa: F401  (kept importable from here)
     Table,
-    check_illegal_reward,
+    check_learner_options,
     check_options,
     make_spaces,
     show,
-    worst_loss,
 )
 from .observation import _encode
 
-ILLEGAL_ACTION_MODES = ("raise", "lose")
 RENDER_VIEWS = ("table", "learner")
+
+
+def check_render_view(render_view) -> None:
+    if render_view not in RENDER_VIEWS:
+        raise ValueError(
+            f"unknown render_view {render_view!r}; allowed: " + ", ".join(map(repr, RENDER_VIEWS))
+        )
 
 
 class SixtySixEnv(gymnasium.Env):
@@ -103,27 +109,17 @@ class SixtySixEnv(gymnasium.Env):
             raise ValueError(
                 f"opponent must be an agent name or an object with act(view, rng), got {opponent!r}"
             )
-        if learner_seat not in (None, 0, 1) or isinstance(learner_seat, bool):
-            raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"unknown illegal_action {illegal_action!r}; allowed: "
-                + ", ".join(map(repr, ILLEGAL_ACTION_MODES))
-            )
-        if render_view not in RENDER_VIEWS:
-            raise ValueError(
-                f"unknown render_view {render_view!r}; allowed: "
-                + ", ".join(map(repr, RENDER_VIEWS))
-            )
-        worst = worst_loss(mode, config.match_target, weight)
-        illegal_reward = check_illegal_reward(illegal_reward, worst)
+        illegal_reward = check_learner_options(
+            learner_seat, illegal_action, illegal_reward, mode, config, weight
+        )
+        check_render_view(render_view)
         self.opponent = opponent
         self.rules = config
         self.mode = mode
         self.hand_rewards = weight
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward
         self.render_mode = render_mode
         self.render_view = render_view
         self.action_space, self.observation_space = make_spaces()

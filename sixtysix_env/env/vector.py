@@ -38,8 +38,9 @@ from ..batched import require_numba
 from ..checks import as_seed
 from ..errors import IllegalActionError
 from ..rules import RuleConfig
-from .core import check_illegal_reward, check_options, make_spaces, worst_loss
+from .core import check_learner_options, check_options, make_spaces
 from .observation import OBS_SIZE
+from .single_agent import check_render_view
 
 require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
               "vectorization_mode='sync' works without it)")
@@ -141,7 +142,8 @@ class SixtySixVectorEnv(VectorEnv):
 
     Keyword arguments as :class:`~sixtysix_env.env.single_agent.SixtySixEnv`
     (``opponent``, ``rules``, ``mode`` ``"hand"`` or ``"match"``, ``hand_rewards``,
-    ``learner_seat``, ``illegal_action``, ``illegal_reward``), plus ``num_envs``,
+    ``learner_seat``, ``illegal_action``, ``illegal_reward``; ``render_mode`` only
+    None: it draws nothing, and ``render_view`` is checked and kept), plus ``num_envs``,
     ``autoreset_mode`` and ``copy`` (False: the observation arrays are the
     environment's own buffers, overwritten by the next call; True, the default,
     as Gymnasium: fresh arrays).
@@ -160,6 +162,7 @@ class SixtySixVectorEnv(VectorEnv):
         illegal_action: str = "lose",
         illegal_reward: float | None = None,
         render_mode: str | None = None,
+        render_view: str = "table",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
     ) -> None:
@@ -169,12 +172,13 @@ class SixtySixVectorEnv(VectorEnv):
         if render_mode is not None:
             raise ValueError(f"the vector environment does not render (render_mode={render_mode!r}); "
                              "allowed: None")
-        if learner_seat not in (None, 0, 1) or isinstance(learner_seat, bool):
-            raise ValueError(f"learner_seat must be None, 0 or 1, got {learner_seat!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: 'raise', 'lose'")
-        worst = worst_loss(mode, config.match_target, weight)
-        self.illegal_reward = float(check_illegal_reward(illegal_reward, worst))
+        check_render_view(render_view)
+        self.illegal_reward = check_learner_options(
+            learner_seat, illegal_action, illegal_reward, mode, config, weight)
+        if not isinstance(opponent, str) and not callable(getattr(opponent, "act", None)) \
+                and not callable(getattr(opponent, "act_batch", None)):
+            raise ValueError(f"opponent must be an agent name or an object with act(view, rng), "
+                             f"got {opponent!r}")
         self.num_envs = num_envs
         self.rules = config
         self.mode = mode
@@ -182,6 +186,7 @@ class SixtySixVectorEnv(VectorEnv):
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
         self.render_mode = None
+        self.render_view = render_view
         self.copy = bool(copy)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}

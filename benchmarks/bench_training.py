@@ -2,6 +2,7 @@
 
     python benchmarks/bench_training.py [--config configs/full.yaml] [--steps 262144]
                                         [--default-steps 32768] [--no-default]
+                                        [--set KEY=VALUE ...] [--compare KEY=VALUE ...]
 
 Measures, in this process, learning on the Sixty-Six single-agent
 environment against the baseline opponents (random and heuristic, the first
@@ -93,7 +94,9 @@ def bench_default(steps: int, rules: str, seed: int) -> tuple[int, float]:
     return time_learning(model, steps)
 
 
-def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, object]:
+def bench_configured(
+    config: str, steps: int, seed: int, overrides: list[str] | None = None
+) -> tuple[int, float, object]:
     """The config's training step as ``sixtysix train`` builds it (its learning options too)."""
     import torch
 
@@ -102,7 +105,7 @@ def bench_configured(config: str, steps: int, seed: int) -> tuple[int, float, ob
     from sixtysix_training.train import _new_model
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
-    cfg = load_config(config, [f"seed={seed}"])
+    cfg = load_config(config, [f"seed={seed}", *(overrides or [])])
     torch.set_num_threads(cfg.torch_threads)
     pool = OpponentPool(cfg.baseline_weights, seed=seed)
     env = SelfPlayVecEnv.from_config(cfg, pool)
@@ -124,6 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--no-default", action="store_true", help="skip the default-settings run")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="change an option of the config, as sixtysix train --set (e.g. batched_games=true)",
+    )
+    p.add_argument(
+        "--compare", metavar="KEY=VALUE", action="append", default=[],
+        help="time the config a second time with these options changed and print the ratio "
+             "(e.g. --compare batched_games=true)",
+    )
     args = p.parse_args(argv)
 
     import torch
@@ -135,15 +147,23 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}, torch {torch.__version__}"
         + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
     )
-    n, dt, cfg = bench_configured(args.config, args.steps, args.seed)
+    n, dt, cfg = bench_configured(args.config, args.steps, args.seed, args.set)
     conf_sps = n / dt
     print(
         f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
         f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
         f"{cfg.torch_threads} torch thread(s), suit_augment {cfg.suit_augment}, "
-        f"privileged_critic {cfg.privileged_critic}): {conf_sps:,.0f} steps/s, "
+        f"privileged_critic {cfg.privileged_critic}, batched_games {cfg.batched_games}): "
+        f"{conf_sps:,.0f} steps/s, "
         f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
     )
+    if args.compare:
+        n2, dt2, _ = bench_configured(args.config, args.steps, args.seed, args.set + args.compare)
+        print(
+            f"with {' '.join(args.compare)}: {n2 / dt2:,.0f} steps/s, "
+            f"{1e6 / (n2 / dt2) / 60:.1f} min per million steps ({n2:,} steps in {dt2:.1f} s); "
+            f"ratio {(n2 / dt2) / conf_sps:.2f}x"
+        )
     if not args.no_default:
         n, dt = bench_default(args.default_steps, cfg.rules, args.seed)
         def_sps = n / dt

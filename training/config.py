@@ -82,6 +82,14 @@ class TrainConfig:
         "with the ordinary pool; docs/learning.md). Each share draws its own opponents, so a run "
         "repeats with the same seed and number of shares, and 1 and 2 give different runs.",
     )
+    batched_games: bool = _opt(
+        False,
+        "Play the n_envs games on the batched engine (sixtysix_env.batched, the [fast] extra): "
+        "all in lock-step, each opponent moving in all its games with one call (the pool's "
+        "networks as one matrix product, random and heuristic compiled, a search bot game by "
+        "game). The same game, other deals: a run does not repeat one without it move for move. "
+        "Not with rollout_workers above 1.",
+    )
     n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
     batch_size: int = _opt(1024, "Minibatch size of the PPO update.")
     n_epochs: int = _opt(4, "Passes over each rollout in the PPO update.")
@@ -564,6 +572,11 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             f"({'null' if cfg.final_baseline_weights is None else _show(cfg.final_baseline_weights)})"
             " go together: give both (steps > 0 and the "
             "weights), or neither (0 and null)"
+        )
+    if rollout and cfg.batched_games and cfg.rollout_workers > 1:
+        raise ConfigError(
+            f"options 'batched_games' and 'rollout_workers' ({cfg.rollout_workers}) do not go "
+            "together: the batched games run in one process; set rollout_workers to 1"
         )
     if rollout and cfg.n_envs % cfg.rollout_workers:
         raise ConfigError(

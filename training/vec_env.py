@@ -86,7 +86,12 @@ class SelfPlayVecEnv(VecEnv):
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> VecEnv:
         """The games a training config asks for (``TrainConfig``), learning options included:
-        in this process, or in ``rollout_workers`` processes (:class:`WorkerSelfPlayVecEnv`)."""
+        in this process, in ``rollout_workers`` processes (:class:`WorkerSelfPlayVecEnv`), or
+        with ``batched_games`` on the batched engine (:mod:`.batched_vec_env`)."""
+        if cfg.batched_games:
+            from .batched_vec_env import BatchedSelfPlayVecEnv
+
+            return BatchedSelfPlayVecEnv.from_config(cfg, pool)
         if cfg.rollout_workers > 1:
             return WorkerSelfPlayVecEnv(cfg, pool)
         return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)

@@ -31,6 +31,7 @@ from ..config import (
 UNSUPPORTED: dict[str, str] = {
     "n_envs": "use num_env_runners and num_envs_per_env_runner",
     "rollout_workers": "use num_env_runners (sampling processes)",
+    "batched_games": "the env runners step their own games (docs/rllib.md)",
     "n_steps": "use train_batch_size (environment steps per PPO iteration)",
     "target_kl": "RLlib's PPO has no early stop on KL; leave it out",
     "progress_bar": "the RLlib backend prints one line per iteration",

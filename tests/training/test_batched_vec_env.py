@@ -1,0 +1,123 @@
+"""``batched_games``: the training games on the batched engine (``training/batched_vec_env.py``).
+
+With reference states kept beside every lane, each step's observation (renamed, with the
+privileged critic's hidden cards), mask, reward and terminal observation are checked
+against what the single-game code computes from the reference state.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None or importlib.util.find_spec("numba") is None,
+    reason="the [train] extra is not installed",
+)
+pytest.importorskip("msgspec")
+pytest.importorskip("yaml")
+
+from sixtysix_env.env.observation import _encode  # noqa: E402
+from sixtysix_env.view import player_view  # noqa: E402
+from sixtysix_training.config import ConfigError, load_config  # noqa: E402
+from sixtysix_training.pool import OpponentPool  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TINY = os.path.join(ROOT, "configs", "tiny.yaml")
+
+
+def _expected(env, st, seat, k):
+    from sixtysix_training.learning import privileged_features
+
+    obs, mask = _encode(player_view(st, seat))
+    x = np.concatenate([obs, privileged_features(st, seat)]) if env.privileged else obs
+    return env.renamer.obs(x, k), env.renamer.mask(mask, k).astype(bool)
+
+
+@pytest.mark.parametrize("options", [
+    ["suit_augment=true", "privileged_critic=true"],
+    ["suit_augment=false", "privileged_critic=false"],
+])
+def test_observations_masks_and_rewards_are_the_single_game_ones(options):
+    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+
+    cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}", *options])
+    env = BatchedSelfPlayVecEnv(8, OpponentPool.from_config(cfg), cfg.rules, cfg.suit_augment,
+                                cfg.privileged_critic, seed=3)
+    env.tracking = True  # keep reference states beside every lane
+    finals = {}
+    deal_anew = env._new_episodes
+
+    def keep_final(lanes):  # each finished game's last state, before its lane is dealt anew
+        for i in lanes.tolist():
+            finals[i] = (env.states[i], int(env.seat[i]), int(env.renaming[i]))
+        deal_anew(lanes)
+
+    env.seed(5)
+    obs = env.reset()
+    env._new_episodes = keep_final
+    rng = np.random.default_rng(0)
+    ended = 0
+    opponents = set()
+    for _ in range(60):
+        masks = np.stack(env.env_method("action_masks"))
+        for i in range(env.num_envs):
+            want_obs, want_mask = _expected(env, env.states[i], int(env.seat[i]),
+                                            int(env.renaming[i]))
+            assert np.array_equal(obs[i], want_obs) and np.array_equal(masks[i], want_mask)
+        acts = (rng.random(masks.shape) * masks).argmax(axis=1)
+        finals.clear()
+        obs, rewards, dones, infos = env.step(acts)
+        assert sorted(finals) == np.flatnonzero(dones).tolist()
+        for i in np.flatnonzero(dones):
+            ended += 1
+            opponents.add(infos[i]["opponent"])
+            st, seat, k = finals[i]
+            assert st.result is not None and rewards[i] == st.returns()[seat]
+            assert infos[i]["episode"]["r"] == rewards[i]
+            want_obs, _ = _expected(env, st, seat, k)
+            assert np.array_equal(infos[i]["terminal_observation"], want_obs)
+        for i in np.flatnonzero(~dones):
+            assert infos[i] == {}
+    assert ended > 20 and opponents == {"heuristic", "random"}
+
+
+def test_same_seed_same_games_and_the_config_option():
+    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+    from sixtysix_training.vec_env import SelfPlayVecEnv
+
+    cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",
+                             "batched_games=true"])
+    runs = []
+    for _ in range(2):
+        env = SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+        assert isinstance(env, BatchedSelfPlayVecEnv)
+        env.seed(9)
+        out = [env.reset()]
+        for _ in range(30):
+            masks = np.stack(env.env_method("action_masks"))
+            o, r, d, _ = env.step(masks.argmax(axis=1))
+            out += [o, r, d]
+        runs.append(out)
+    assert all(np.array_equal(a, b) for a, b in zip(*runs))
+    with pytest.raises(ConfigError, match="'batched_games' and 'rollout_workers'"):
+        load_config(TINY, ["batched_games=true", "rollout_workers=2"])
+
+
+def test_a_search_bot_in_the_pool_is_played_game_by_game():
+    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+
+    cfg = load_config(TINY, ["baseline_weights={'expert:samples=2,time_budget=0.001': 1.0, "
+                             "heuristic: 1.0}"])
+    env = BatchedSelfPlayVecEnv(4, OpponentPool.from_config(cfg), cfg.rules, seed=1)
+    env.seed(2)
+    env.reset()
+    seen = set()
+    for _ in range(40):
+        masks = np.stack(env.env_method("action_masks"))
+        _, _, dones, infos = env.step(masks.argmax(axis=1))
+        seen |= {infos[i]["opponent_group"] for i in np.flatnonzero(dones)}
+    assert env.tracking and len(seen) >= 1

@@ -1,0 +1,287 @@
+"""The training games on the batched engine: ``n_envs`` hands in lock-step, one SB3 VecEnv.
+
+:class:`BatchedSelfPlayVecEnv` plays what :class:`~sixtysix_training.vec_env.SelfPlayVecEnv`
+plays (one hand per episode, the learner's seat drawn per hand, the opponent
+drawn from the :class:`~sixtysix_training.pool.OpponentPool` at every reset,
+the suit renamings and the privileged critic's hidden cards of
+:mod:`sixtysix_training.learning`) on :mod:`sixtysix_env.batched` instead of
+``n_envs`` single environments. The opponents of all games move with one call
+per opponent and step: the pool's networks as one matrix product over their
+games (``BatchedPolicy(exact=False)``: training needs no bit-for-bit replay of
+the single-game agent), ``random`` and ``heuristic`` compiled, any other agent
+(a search bot) game by game from reference states kept beside the lanes.
+
+The deals come from the batched engine's generator, not from
+``SixtySixEnv``'s: a run on these games learns the same game but does not
+repeat a run on :class:`SelfPlayVecEnv` move for move. The option
+``batched_games`` of the training config chooses it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from sixtysix_env.actions import NUM_ACTIONS
+from sixtysix_env.batched import kernels as kn
+from sixtysix_env.batched.engine import BatchedHands
+from sixtysix_env.batched.heuristic import play_heuristic_until
+from sixtysix_env.batched.opponents import (
+    BatchedHeuristic,
+    BatchedPolicy,
+    BatchedRandom,
+    batched,
+)
+from sixtysix_env.cards import NUM_CARDS
+from sixtysix_env.engine import deal_from_deck
+from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.policy.agent import PolicyAgent
+from sixtysix_env.rules import make_rules
+
+from .learning import PRIV_SIZE, SuitRenamer
+from .pool import OpponentPool
+
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
+
+
+class BatchedSelfPlayVecEnv(VecEnv):
+    """``n_envs`` games of Sixty-Six against opponents drawn from ``pool``, in lock-step."""
+
+    def __init__(
+        self,
+        n_envs: int,
+        pool: OpponentPool,
+        rules: str = "altmisalti",
+        suit_augment: bool = False,
+        privileged_critic: bool = False,
+        seed: int = 0,
+    ) -> None:
+        self.pool = pool
+        self.rules = make_rules(rules)
+        self.hands = BatchedHands(n_envs, self.rules)
+        self.privileged = bool(privileged_critic)
+        self.renamer = SuitRenamer(suit_augment, seed)
+        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
+        self.render_mode = None  # SB3's VecEnv asks; nothing is drawn
+        super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32),
+                         spaces.Discrete(NUM_ACTIONS))
+        n = n_envs
+        self.lanes = np.arange(n, dtype=np.int64)
+        self.buf_obs = np.zeros((n, size), np.float32)
+        self.buf_masks = np.zeros((n, NUM_ACTIONS), bool)
+        self.renaming = np.zeros(n, np.int64)
+        self.seat = np.zeros(n, np.int64)
+        self.labels = [("", "")] * n
+        self.ep_return = np.zeros(n, np.float64)
+        self.ep_len = np.zeros(n, np.int64)
+        # Each lane's opponent, as an index into self._wrappers (one batched form per agent).
+        self.opponent = np.zeros(n, np.int64)
+        self._wrappers: list[Any] = []
+        self._index: dict[int, int] = {}
+        #: Reference engine states beside the lanes dealt once a game-by-game opponent (a
+        #: search bot) was first drawn; None in the other lanes.
+        self.states: list = [None] * n
+        self.tracking = False
+        self._seed_generators(seed)
+        self._actions: np.ndarray | None = None
+        self._obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
+        self._t0 = time.time()
+
+    @classmethod
+    def from_config(cls, cfg, pool: OpponentPool) -> BatchedSelfPlayVecEnv:
+        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
+
+    def _seed_generators(self, seed: int) -> None:
+        self.np_rng = np.random.default_rng([int(seed) % 2**63, 0xBA7C])
+        self.opp_rngs = [random.Random(f"sixtysix-batched-games:{seed}:{i}")
+                         for i in range(self.num_envs)]
+        for w in self._wrappers:
+            if isinstance(w, BatchedRandom):
+                w.seed_lanes(self.num_envs, self.np_rng)
+
+    # -- opponents -------------------------------------------------------------------
+
+    def _wrapper_index(self, agent) -> int:
+        k = self._index.get(id(agent))
+        if k is None or self._wrappers[k].agent is not agent:
+            if isinstance(agent, PolicyAgent):
+                w = BatchedPolicy(agent, exact=False)
+            else:
+                w = batched(agent)
+            if isinstance(w, BatchedRandom):
+                w.seed_lanes(self.num_envs, self.np_rng)
+            if w.needs_states:
+                self.tracking = True  # reference states for the games dealt from now on
+            k = len(self._wrappers)
+            self._wrappers.append(w)
+            self._index[id(agent)] = k
+        return k
+
+    def _opponent_moves(self, lanes: np.ndarray) -> None:
+        """Each game's opponent acts while it is to move (the learner next, or the hand over)."""
+        hands = self.hands
+        while len(lanes):
+            to_move = hands.to_move(lanes)
+            waiting = lanes[(to_move >= 0) & (to_move != self.seat[lanes])]
+            if not len(waiting):
+                return
+            who = self.opponent[waiting]
+            for k in np.unique(who).tolist():
+                at = waiting[who == k]
+                w = self._wrappers[k]
+                seats = 1 - self.seat[at]
+                if isinstance(w, BatchedRandom) and not self.tracking:
+                    kn.play_random_until(hands.S, hands.K, hands.R, w.lane_rng, at, self.seat[at])
+                elif isinstance(w, BatchedHeuristic) and not self.tracking:
+                    play_heuristic_until(hands.S, hands.K, hands.R, at, self.seat[at],
+                                         w.per_trick)
+                else:
+                    acts = w.act_batch(hands, at, seats, self.opp_rngs, self.states)
+                    hands.apply(at, acts, who=f"the opponent {w.name!r}")
+                    self._record(at, acts)
+            lanes = waiting
+
+    def _record(self, lanes: np.ndarray, actions: np.ndarray) -> None:
+        if self.tracking:
+            st = self.states
+            for i, a in zip(lanes.tolist(), actions.tolist()):
+                if st[i] is not None:
+                    st[i] = st[i].apply(a)
+
+    # -- episodes ----------------------------------------------------------------------
+
+    def _new_episodes(self, lanes: np.ndarray) -> None:
+        for i in lanes.tolist():
+            label, group, agent = self.pool.sample()
+            self.opponent[i] = self._wrapper_index(agent)
+            self.labels[i] = (label, group)
+            self.renaming[i] = self.renamer.draw()
+        k = len(lanes)
+        self.seat[lanes] = self.np_rng.integers(0, 2, k)
+        decks = np.argsort(self.np_rng.random((k, NUM_CARDS)), axis=1)
+        dealers = self.np_rng.integers(0, 2, k)
+        self.hands.deal(lanes, decks, dealers)
+        if self.tracking:
+            for i, d, e in zip(lanes.tolist(), decks.tolist(), dealers.tolist()):
+                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules)
+        self.ep_return[lanes] = 0.0
+        self.ep_len[lanes] = 0
+        self._opponent_moves(lanes)
+
+    def _learner_obs(self, lanes: np.ndarray) -> np.ndarray:
+        """The learner's observations of ``lanes`` (renamed; hidden cards appended)."""
+        k = len(lanes)
+        obs, masks = self.hands.observe(lanes, self.seat[lanes], self._obs[:k], self._mask[:k])
+        x = obs
+        if self.privileged:
+            x = np.concatenate([obs, self._privileged(lanes)], axis=1)
+        maps = self.renamer.full_maps if self.privileged else self.renamer.obs_maps
+        x = np.take_along_axis(x, maps[self.renaming[lanes]], axis=1)
+        return x, masks
+
+    def _privileged(self, lanes: np.ndarray) -> np.ndarray:
+        """``learning.privileged_features`` of each lane from its learner's side."""
+        S, K = self.hands.S, self.hands.K
+        out = np.zeros((len(lanes), PRIV_SIZE), np.float32)
+        opp = np.where(self.seat[lanes] == 0, S[lanes, kn.HAND + 1], S[lanes, kn.HAND])
+        out[:, :NUM_CARDS] = (opp[:, None] >> _CARD_IDS) & 1
+        pos = S[lanes, kn.STOCK_POS]
+        rows = np.arange(len(lanes))
+        for p in range(kn.STOCK_LEN):
+            left = pos <= p
+            out[rows[left], NUM_CARDS + K[lanes[left], p]] = 1.0
+        for slot, offset in ((0, 2 * NUM_CARDS), (1, 3 * NUM_CARDS)):
+            has = pos + slot < kn.STOCK_LEN
+            out[rows[has], offset + K[lanes[has], pos[has] + slot]] = 1.0
+        return out
+
+    def _store(self, lanes: np.ndarray) -> None:
+        x, masks = self._learner_obs(lanes)
+        self.buf_obs[lanes] = x
+        self.buf_masks[lanes] = np.take_along_axis(
+            masks, self.renamer.inverse[self.renaming[lanes]], axis=1).astype(bool)
+
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:
+            self._seed_generators(self._seeds[0])
+        self._reset_seeds()
+        self._reset_options()
+        self._new_episodes(self.lanes)
+        self._store(self.lanes)
+        return self.buf_obs.copy()
+
+    def seed(self, seed: int | None = None):
+        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
+        seeds = super().seed(seed)
+        self.renamer.reseed(seeds[0])
+        return seeds
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        n = self.num_envs
+        b = np.asarray(self._actions, dtype=np.int64).reshape(n)
+        actions = self.renamer.inverse[self.renaming, b]  # the engine's actions
+        # Strict: a masked learner never plays an illegal action, so one is a bug.
+        self.hands.apply(self.lanes, actions, who="the learner")
+        self._record(self.lanes, actions)
+        self.ep_len += 1
+        self._opponent_moves(self.lanes)
+        dones = self.hands.over()
+        rewards = np.zeros(n, np.float32)
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        done = self.lanes[dones]
+        if len(done):
+            r = self.hands.returns(done, self.seat[done]).astype(np.float64)
+            rewards[done] = r
+            self.ep_return[done] += r
+            final, _ = self._learner_obs(done)
+            t = round(time.time() - self._t0, 6)
+            for j, i in enumerate(done.tolist()):
+                label, group = self.labels[i]
+                infos[i] = {
+                    "terminal_observation": final[j].copy(),
+                    "episode": {"r": float(self.ep_return[i]), "l": int(self.ep_len[i]), "t": t},
+                    "opponent": label,
+                    "opponent_group": group,
+                    "TimeLimit.truncated": False,
+                }
+            self._new_episodes(done)
+        self._store(self.lanes)
+        return self.buf_obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.buf_masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    # -- the VecEnv plumbing ---------------------------------------------------------
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"the batched training games have no per-game attribute to set "
+                             f"({attr_name!r})")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            return [self.buf_masks[i].copy() for i in idx]
+        raise AttributeError(f"the batched training games have no per-game method "
+                             f"{method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        return [None for _ in range(self.num_envs)]

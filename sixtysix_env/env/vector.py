@@ -7,8 +7,11 @@ its keyword arguments, its observation (the ``Dict`` of ``observation`` and
 ``action_mask``, batched), its rewards and its ``info`` keys (as arrays, each
 with Gymnasium's ``_key`` mask), and :meth:`~SixtySixVectorEnv.action_masks`
 for sb3-contrib. The opponent of every game moves in one call per step: a
-numpy policy as one matrix product over the games, ``random`` and
-``heuristic`` in compiled code; any other agent game by game (see :mod:`sixtysix_env.batched.opponents`).
+numpy policy over all its games at once (each game's logits computed as the
+agent computes them, so its moves are the agent's own; pass
+``BatchedPolicy(agent, exact=False)`` for one matrix product), ``random`` and
+``heuristic`` in compiled code, any other agent game by game (see
+:mod:`sixtysix_env.batched.opponents`).
 
 A finished game restarts by itself: with ``autoreset_mode=NEXT_STEP`` (the
 default, as Gymnasium's ``sync`` vectorization) the next ``step`` deals it anew
@@ -51,8 +54,6 @@ from ..batched.engine import BatchedHands  # noqa: E402
 from ..batched.opponents import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
 from ..engine import deal_from_deck, random_deck  # noqa: E402
 
-INFO_INT_KEYS = ("learner_seat", "illegal_action", "hands_played", "hand_winner",
-                 "hand_game_points", "hand_reason", "score_0", "score_1", "winner")
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 

@@ -224,6 +224,14 @@ def test_options_are_checked():
                            "learner_seats": [0, 0]})
 
 
+def test_make_vec_defaults_to_the_vector_entry_point():
+    # Gymnasium's rule: a registered vector entry point is make_vec's default.
+    env = gymnasium.make_vec("SixtySix-v0", num_envs=2, opponent="heuristic", rules="santase")
+    assert isinstance(env.unwrapped, SixtySixVectorEnv) and env.unwrapped.rules.name == "santase"
+    sync = gymnasium.make_vec("SixtySix-v0", num_envs=2, vectorization_mode="sync")
+    assert sync.single_observation_space == env.single_observation_space
+
+
 def test_spaces_and_masks_for_sb3_contrib():
     env = gymnasium.make_vec("SixtySix-v0", num_envs=3, vectorization_mode="vector_entry_point")
     obs, info = env.reset(seed=0)

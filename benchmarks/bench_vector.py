@@ -10,7 +10,9 @@ Prints, from one process:
    opponent, every ``step`` call times ``num_envs`` counted (Gymnasium's count:
    the steps that deal a finished game anew count too), observations and masks
    written for every game at every step. The learner's actions are random legal
-   ones: a fixed table of random numbers times the mask, argmax per row.
+   ones: a fixed table of random numbers times the mask, argmax per row. Then,
+   at the best batch size, the same with ``heuristic`` and ``sixtysix-ppo-v4``
+   as the opponent.
 2. **Side by side** (interleaved rounds, the median printed): the vector env at
    the best batch size of (1); ``SixtySix-v0`` through Gymnasium's ``sync``
    vectorization (16 copies) and one ``SixtySix-v0`` stepped alone, the
@@ -50,8 +52,8 @@ import numpy as np  # noqa: E402
 import sixtysix_env  # noqa: E402,F401  (registers SixtySix-v0)
 
 
-def vector_rate(num_envs: int, seconds: float, seed: int = 0) -> float:
-    env = gymnasium.make_vec("SixtySix-v0", num_envs=num_envs,
+def vector_rate(num_envs: int, seconds: float, seed: int = 0, opponent="random") -> float:
+    env = gymnasium.make_vec("SixtySix-v0", num_envs=num_envs, opponent=opponent,
                              vectorization_mode="vector_entry_point", copy=False)
     obs, _ = env.reset(seed=seed)
     table = np.random.default_rng(seed).random((16, num_envs, 34)).astype(np.float32)
@@ -174,6 +176,19 @@ def main(argv: list[str] | None = None) -> None:
         curve[n] = vector_rate(n, args.seconds)
         print(f"| {n:,} | {curve[n]:,.0f} |", flush=True)
     best = max(curve, key=curve.get)
+
+    from sixtysix_env.agents import make_agent
+    from sixtysix_env.batched.opponents import BatchedPolicy
+
+    print(f"\n## 1b. Other opponents, num_envs={best:,}\n")
+    print("| opponent | steps/s |")
+    print("|---|---:|")
+    v4 = make_agent("sixtysix-ppo-v4")
+    for label, opp in (("heuristic (compiled)", "heuristic"),
+                       ("sixtysix-ppo-v4, each row as the agent computes it", v4),
+                       ("sixtysix-ppo-v4, one matrix product (exact=False)",
+                        BatchedPolicy(v4, exact=False))):
+        print(f"| {label} | {vector_rate(best, args.seconds, opponent=opp):,.0f} |", flush=True)
 
     print(f"\n## 2. Side by side ({args.rounds} interleaved rounds of {args.seconds:g} s, median)\n")
     runs = {

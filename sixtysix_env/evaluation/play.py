@@ -258,7 +258,8 @@ def play_paired_deals_batched(
                 each = (time.perf_counter() - t0) * 1000.0 / len(at)
                 times[who].extend([each] * len(at))
             legal = hands.legal_masks(at)
-            ok = (acts >= 0) & (acts < NUM_ACTIONS) & ((legal >> np.clip(acts, 0, 33)) & 1 == 1)
+            inside = (acts >= 0) & (acts < NUM_ACTIONS)
+            ok = inside & ((legal >> np.clip(acts, 0, NUM_ACTIONS - 1)) & 1 == 1)
             if not ok.all():
                 j = int(np.flatnonzero(~ok)[0])
                 raise IllegalAgentActionError(

@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.batched import kernels as kn
@@ -46,11 +44,12 @@ from sixtysix_env.rules import make_rules
 
 from .learning import PRIV_SIZE, SuitRenamer
 from .pool import OpponentPool
+from .vec_env import LearnerGames
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 
 
-class BatchedSelfPlayVecEnv(VecEnv):
+class BatchedSelfPlayVecEnv(LearnerGames):
     """``n_envs`` games of Sixty-Six against opponents drawn from ``pool``, in lock-step."""
 
     def __init__(
@@ -217,15 +216,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._store(self.lanes)
         return self.buf_obs.copy()
 
-    def seed(self, seed: int | None = None):
-        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
-        seeds = super().seed(seed)
-        self.renamer.reseed(seeds[0])
-        return seeds
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
     def step_wait(self):
         n = self.num_envs
         b = np.asarray(self._actions, dtype=np.int64).reshape(n)
@@ -258,9 +248,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._store(self.lanes)
         return self.buf_obs.copy(), rewards, dones, infos
 
-    def action_masks(self) -> np.ndarray:
-        return self.buf_masks.copy()
-
     def close(self) -> None:
         pass
 
@@ -279,9 +266,3 @@ class BatchedSelfPlayVecEnv(VecEnv):
             return [self.buf_masks[i].copy() for i in idx]
         raise AttributeError(f"the batched training games have no per-game method "
                              f"{method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self):
-        return [None for _ in range(self.num_envs)]

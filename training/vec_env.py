@@ -51,7 +51,35 @@ from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 from .pool import OpponentPool, Snapshot
 
 
-class SelfPlayVecEnv(VecEnv):
+class LearnerGames(VecEnv):
+    """What the training games of both kinds share (:class:`SelfPlayVecEnv`, and
+    :class:`~sixtysix_training.batched_vec_env.BatchedSelfPlayVecEnv`): SB3's seeding, which
+    also seeds the suit renamings (``self.renamer``), the actions kept for ``step_wait``, and
+    the learner's masks from ``self.buf_masks``."""
+
+    renamer: SuitRenamer
+    buf_masks: np.ndarray
+
+    def seed(self, seed: int | None = None):
+        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
+        seeds = super().seed(seed)
+        self.renamer.reseed(seeds[0])
+        return seeds
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def action_masks(self) -> np.ndarray:
+        return self.buf_masks.copy()
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        return [None for _ in range(self.num_envs)]
+
+
+class SelfPlayVecEnv(LearnerGames):
     """``n_envs`` games of Sixty-Six against opponents drawn from ``pool``."""
 
     def __init__(
@@ -126,15 +154,6 @@ class SelfPlayVecEnv(VecEnv):
         self._reset_options()
         return self.buf_obs.copy()
 
-    def seed(self, seed: int | None = None):
-        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
-        seeds = super().seed(seed)
-        self.renamer.reseed(seeds[0])
-        return seeds
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
     def step_wait(self):
         actions = self._actions
         n = self.num_envs
@@ -170,9 +189,6 @@ class SelfPlayVecEnv(VecEnv):
                 infos.append({})
         return self.buf_obs.copy(), rewards, dones, infos
 
-    def action_masks(self) -> np.ndarray:
-        return self.buf_masks.copy()
-
     def close(self) -> None:
         for env in self.envs:
             env.close()
@@ -194,11 +210,6 @@ class SelfPlayVecEnv(VecEnv):
             return [self.buf_masks[i].copy() for i in idx]
         return [getattr(self.envs[i], method_name)(*method_args, **method_kwargs) for i in idx]
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self):
-        return [None for _ in self.envs]
 
 
 # -- the games in worker processes (rollout_workers) ------------------------------------

@@ -77,8 +77,10 @@ class BatchedPolicy:
     for one observation, bit for bit, so every move is the agent's own; a plain
     network then costs about 3x more per row than ``exact=False``, one matrix
     product for the whole batch, whose float32 sums run in another order and so
-    can turn a near tie the other way (3 deals in 100 of ``sixtysix-ppo-v4``
-    against ``sixtysix-ppo-v3`` came out otherwise).
+    can turn a near tie the other way (17 of 1,000 paired deals of
+    ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3`` came out otherwise in
+    ``benchmarks/bench_vector.py``). A sampling agent (``deterministic=False``)
+    draws from each game's own generator, ``rngs[lane]``.
     """
 
     needs_states = False
@@ -127,12 +129,15 @@ class BatchedPolicy:
                 return np.argmax(z, axis=1)
             return np.argmax(z >= z.max(axis=1, keepdims=True) - SYMMETRY_TIE, axis=1)
         # Sampling, as PolicyAgent.act draws it (float64 softmax, one uniform per decision).
+        if rngs is None:
+            raise ValueError(f"{self.name}: a sampling policy draws from each game's own "
+                             "generator; give rngs (one random.Random per lane)")
         out = np.empty(len(lanes), np.int64)
         z = np.where(legal, logits.astype(np.float64), -np.inf)
         z -= z.max(axis=1, keepdims=True)
         cum = np.cumsum(np.exp(z), axis=1)
         for j, i in enumerate(lanes.tolist()):
-            u = (rngs[i].random() if rngs is not None else np.random.random()) * cum[j, -1]
+            u = rngs[i].random() * cum[j, -1]
             a = min(int(np.searchsorted(cum[j], u, side="right")), NUM_ACTIONS - 1)
             while not legal[j, a]:
                 a -= 1

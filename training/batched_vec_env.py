@@ -42,9 +42,9 @@ from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.policy.agent import PolicyAgent
 from sixtysix_env.rules import make_rules
 
+from .learner_games import LearnerGames
 from .learning import PRIV_SIZE, SuitRenamer
 from .pool import OpponentPool
-from .vec_env import LearnerGames
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 

@@ -47,36 +47,9 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.single_agent import SixtySixEnv
 
+from .learner_games import LearnerGames
 from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 from .pool import OpponentPool, Snapshot
-
-
-class LearnerGames(VecEnv):
-    """What the training games of both kinds share (:class:`SelfPlayVecEnv`, and
-    :class:`~sixtysix_training.batched_vec_env.BatchedSelfPlayVecEnv`): SB3's seeding, which
-    also seeds the suit renamings (``self.renamer``), the actions kept for ``step_wait``, and
-    the learner's masks from ``self.buf_masks``."""
-
-    renamer: SuitRenamer
-    buf_masks: np.ndarray
-
-    def seed(self, seed: int | None = None):
-        """Seed the next deals (SB3's way) and, from the same seed, the suit renamings."""
-        seeds = super().seed(seed)
-        self.renamer.reseed(seeds[0])
-        return seeds
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
-    def action_masks(self) -> np.ndarray:
-        return self.buf_masks.copy()
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self):
-        return [None for _ in range(self.num_envs)]
 
 
 class SelfPlayVecEnv(LearnerGames):

@@ -47,6 +47,8 @@ from .learning import PRIV_SIZE, SuitRenamer
 from .pool import OpponentPool
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
+#: Batched forms of opponents kept before those no game plays are dropped.
+MAX_WRAPPERS = 64
 
 
 class BatchedSelfPlayVecEnv(LearnerGames):
@@ -110,6 +112,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
     def _wrapper_index(self, agent) -> int:
         k = self._index.get(id(agent))
         if k is None or self._wrappers[k].agent is not agent:
+            if len(self._wrappers) >= MAX_WRAPPERS:
+                self._forget_unused()
             if isinstance(agent, PolicyAgent):
                 w = BatchedPolicy(agent, exact=False)
             else:
@@ -122,6 +126,15 @@ class BatchedSelfPlayVecEnv(LearnerGames):
             self._wrappers.append(w)
             self._index[id(agent)] = k
         return k
+
+    def _forget_unused(self) -> None:
+        """Drop the batched forms of opponents no game plays now (snapshots the pool let go)."""
+        used = sorted(set(self.opponent.tolist()))
+        remap = np.zeros(len(self._wrappers), np.int64)
+        remap[used] = np.arange(len(used))
+        self._wrappers = [self._wrappers[k] for k in used]
+        self._index = {id(w.agent): j for j, w in enumerate(self._wrappers)}
+        self.opponent = remap[self.opponent]
 
     def _opponent_moves(self, lanes: np.ndarray) -> None:
         """Each game's opponent acts while it is to move (the learner next, or the hand over)."""

@@ -121,3 +121,24 @@ def test_a_search_bot_in_the_pool_is_played_game_by_game():
         _, _, dones, infos = env.step(masks.argmax(axis=1))
         seen |= {infos[i]["opponent_group"] for i in np.flatnonzero(dones)}
     assert env.tracking and len(seen) >= 1
+
+
+def test_opponents_no_game_plays_are_let_go(monkeypatch):
+    # Snapshots come and go in a long run: their batched forms must not pile up.
+    from sixtysix_env.agents import make_agent
+    from sixtysix_training import batched_vec_env as bv
+
+    monkeypatch.setattr(bv, "MAX_WRAPPERS", 3)
+    cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0}"])
+    pool = OpponentPool.from_config(cfg)
+    env = bv.BatchedSelfPlayVecEnv(4, pool, cfg.rules, seed=1)
+    env.seed(2)
+    env.reset()
+    fresh = iter([make_agent("random") for _ in range(40)])
+    monkeypatch.setattr(pool, "sample", lambda: ("random", "baselines", next(fresh)))
+    for _ in range(80):
+        masks = np.stack(env.env_method("action_masks"))
+        env.step(masks.argmax(axis=1))
+    # 40 opponents were drawn; at most one per game plus the newest are kept.
+    assert len(env._wrappers) <= env.num_envs + 1
+    assert all(env._wrappers[k].agent is not None for k in env.opponent.tolist())

@@ -16,19 +16,12 @@ from . import require_numba
 require_numba()
 
 from ..actions import NUM_ACTIONS, action_name  # noqa: E402
-from ..cards import NUM_CARDS  # noqa: E402
+from ..cards import NUM_CARDS, bits_of  # noqa: E402
 from ..engine import HandResult  # noqa: E402
 from ..env.observation import OBS_SIZE, _rules_part  # noqa: E402
 from ..errors import DeckError, IllegalActionError  # noqa: E402
 from ..rules import RuleConfig, make_rules  # noqa: E402
 from . import kernels as kn  # noqa: E402
-
-_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
-
-
-def mask_bits(masks: np.ndarray) -> np.ndarray:
-    """Legal masks (int64 bit masks) as (n, 34) int8 rows, 1 = legal."""
-    return ((masks[:, None] >> _ACTION_BITS) & 1).astype(np.int8)
 
 
 class BatchedHands:
@@ -134,14 +127,22 @@ class BatchedHands:
 
     # -- acting ------------------------------------------------------------------------
 
+    def legality(self, lanes, actions) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each ``actions[j]`` is legal in ``lanes[j]`` (bools), and the lanes' legal
+        masks."""
+        legal = self.legal_masks(lanes)
+        acts = np.asarray(actions)
+        inside = (acts >= 0) & (acts < NUM_ACTIONS)
+        return inside & ((legal >> np.clip(acts, 0, NUM_ACTIONS - 1)) & 1 == 1), legal
+
     def apply(self, lanes, actions, who: str = "the player") -> None:
         """Play ``actions[j]`` in ``lanes[j]``; every action is checked first, and an illegal one
         raises :class:`IllegalActionError` (naming the lane) with no lane changed."""
         lanes = self._lanes(lanes)
         actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(len(lanes))
-        legal = np.empty(len(lanes), np.int64)
-        bad = kn.check_actions(self.S, self.R, lanes, actions, legal)
-        if bad >= 0:
+        ok, legal = self.legality(lanes, actions)
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
             raise self.illegal(int(lanes[bad]), int(actions[bad]), int(legal[bad]), who)
         kn.apply_actions(self.S, self.K, self.R, lanes, actions)
 
@@ -150,7 +151,7 @@ class BatchedHands:
         kn.apply_actions(self.S, self.K, self.R, lanes, actions)
 
     def illegal(self, lane: int, action, legal_mask: int, who: str) -> IllegalActionError:
-        legal = [a for a in range(NUM_ACTIONS) if legal_mask >> a & 1]
+        legal = bits_of(legal_mask)
         try:
             name = f"{action_name(int(action))} (id {action})"
         except (ValueError, TypeError):

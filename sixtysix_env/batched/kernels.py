@@ -374,19 +374,6 @@ def apply_actions(S, K, R, lanes, actions):
 
 
 @_jit
-def check_actions(S, R, lanes, actions, legal):
-    """Each lane's legal mask into ``legal``; the first j whose action is not legal, or -1."""
-    bad = -1
-    for j in range(lanes.shape[0]):
-        m = legal_mask(S, R, lanes[j])
-        legal[j] = m
-        a = actions[j]
-        if bad < 0 and not (0 <= a < 34 and m >> a & 1):
-            bad = j
-    return bad
-
-
-@_jit
 def returns(S, lanes, seats, out):
     """Each lane's game points for ``seats[j]`` (0 until the hand is over, or for a tie)."""
     for j in range(lanes.shape[0]):
@@ -560,17 +547,3 @@ def play_random_until(S, K, R, rng, lanes, seats):
         i = lanes[j]
         while not S[i, OVER] and S[i, TO_MOVE] != seats[j]:
             apply_one(S, K, R, i, random_legal(legal_mask(S, R, i), rng, i))
-
-
-@_jit
-def shuffled_decks(rng, lanes, out):
-    """A deck per lane, shuffled (Fisher-Yates) with lane ``lanes[j]``'s generator."""
-    for j in range(lanes.shape[0]):
-        i = lanes[j]
-        for k in range(24):
-            out[j, k] = k
-        for k in range(23, 0, -1):
-            r = np.int64(next_random(rng, i) % np.uint64(k + 1))
-            t = out[j, k]
-            out[j, k] = out[j, r]
-            out[j, r] = t

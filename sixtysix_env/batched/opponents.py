@@ -33,7 +33,7 @@ from ..policy.network import SYMMETRY_TIE
 from ..view import player_view
 from . import heuristic as hk
 from . import kernels as kn
-from .engine import BatchedHands, mask_bits
+from .engine import BatchedHands
 
 
 class BatchedRandom:
@@ -202,4 +202,4 @@ def can_batch(agent: Any) -> bool:
     return not batched(agent).needs_states
 
 
-__all__ = ["BatchedHeuristic", "BatchedPolicy", "BatchedRandom", "PerGame", "batched", "can_batch", "mask_bits"]
+__all__ = ["BatchedHeuristic", "BatchedPolicy", "BatchedRandom", "PerGame", "batched", "can_batch"]

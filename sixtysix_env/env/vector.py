@@ -370,10 +370,8 @@ class SixtySixVectorEnv(VectorEnv):
         else:
             restart = self._lanes[:0]
             playing = self._lanes
-        legal = hands.legal_masks(playing)
         acts = actions[playing]
-        ok = ((acts >= 0) & (acts < NUM_ACTIONS)
-              & (((legal >> np.clip(acts, 0, NUM_ACTIONS - 1)) & 1) != 0))
+        ok, legal = hands.legality(playing, acts)
         if not ok.all():
             j = int(np.flatnonzero(~ok)[0])
             if self.illegal_action == "raise":

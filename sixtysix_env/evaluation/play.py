@@ -18,6 +18,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..agents.base import Agent
+from ..cards import bits_of
 from ..checks import is_int
 from ..engine import State, deal_from_deck, random_deck
 from ..errors import SixtySixError
@@ -257,14 +258,11 @@ def play_paired_deals_batched(
             if times is not None:
                 each = (time.perf_counter() - t0) * 1000.0 / len(at)
                 times[who].extend([each] * len(at))
-            legal = hands.legal_masks(at)
-            inside = (acts >= 0) & (acts < NUM_ACTIONS)
-            ok = inside & ((legal >> np.clip(acts, 0, NUM_ACTIONS - 1)) & 1 == 1)
+            ok, legal = hands.legality(at, acts)
             if not ok.all():
                 j = int(np.flatnonzero(~ok)[0])
                 raise IllegalAgentActionError(
-                    names[who], int(acts[j]),
-                    [x for x in range(NUM_ACTIONS) if int(legal[j]) >> x & 1], int(seats[j]))
+                    names[who], int(acts[j]), bits_of(int(legal[j])), int(seats[j]))
             hands.apply_unchecked(at, acts)
     gp = hands.returns(lanes, game)  # A's game points in each game
     return [DealRecord(pair, index, (int(gp[2 * k]), int(gp[2 * k + 1])))

@@ -130,8 +130,13 @@ class _Games:
                 self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules,
                                                 match_score=tuple(sc))
 
-    def apply(self, lanes: np.ndarray, actions: np.ndarray) -> None:
-        self.hands.apply_unchecked(lanes, actions)
+    def apply(self, lanes: np.ndarray, actions: np.ndarray, who: str | None = None) -> None:
+        """Play the actions in the lanes (and their reference states); checked first, naming
+        ``who``, where ``who`` is given."""
+        if who is None:
+            self.hands.apply_unchecked(lanes, actions)
+        else:
+            self.hands.apply(lanes, actions, who=who)
         if self.states is not None:
             st = self.states
             for i, a in zip(lanes.tolist(), actions.tolist()):
@@ -343,10 +348,7 @@ class SixtySixVectorEnv(VectorEnv):
                 return
             acts = opp.act_batch(hands, waiting, 1 - self._seat[waiting], self._rngs,
                                  self._games.states)
-            hands.apply(waiting, acts, who=f"the opponent {opp.name!r}")
-            if self._games.states is not None:
-                for i, a in zip(waiting.tolist(), acts.tolist()):
-                    self._games.states[i] = self._games.states[i].apply(a)
+            self._games.apply(waiting, acts, who=f"the opponent {opp.name!r}")
 
     def _episode_over(self, lanes: np.ndarray) -> np.ndarray:
         if self.mode == "hand":

@@ -3,6 +3,7 @@
     sixtysix export runs/quickstart -o quickstart.npz          # the run's best model
     sixtysix export runs/quickstart --which latest -o latest.npz
     sixtysix export runs/quickstart/best/model.zip -o best.npz --eval-deals 2000
+    sixtysix export my_sb3_model.zip -o my_model.npz    # any SB3 model of docs/ecosystem.md
 
 From a run folder it also copies the run's evaluation log (``eval.jsonl``)
 beside the policy as ``NAME.eval.jsonl``, from which
@@ -18,6 +19,13 @@ The steps live by job: :mod:`.runs` (a run folder's model, config and
 records), :mod:`.numpy_policy` (the torch actor as a numpy network) and
 :mod:`.figures` (the evaluation recorded at export); this module writes the
 file and is the ``sixtysix export`` command.
+
+A model saved by Stable-Baselines3 outside a run (``MaskablePPO``, ``PPO``,
+``A2C`` or ``DQN``, with ``MultiInputPolicy`` on SixtySix-v0's ``Dict``
+observation or ``MlpPolicy`` on the flat one) is read by
+:mod:`sixtysix_env.policy.sb3` instead: the same numpy network that ``sixtysix
+eval my_model.zip`` plays, written as a policy file (format version 3 where it
+reads the action mask, as a ``CombinedExtractor`` does).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import time
 from typing import Any
 
 from sixtysix_env.policy import read_policy, save_policy
+from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig, config_backend
@@ -39,7 +48,7 @@ from .figures import (
     evaluate_at_export,
     export_lines,
 )
-from .model_file import ModelFileError, load_model
+from .model_file import ModelFileError, load_model, read_data_record
 from .numpy_policy import ExportError, network_from_policy
 from .runs import (
     copy_eval_log,
@@ -133,6 +142,55 @@ def export_model(
     return written
 
 
+def is_foreign_model(model_path: str, run_dir: str | None) -> bool:
+    """Whether ``model_path`` is an SB3 model saved outside a ``sixtysix train`` run (read by
+    :mod:`sixtysix_env.policy.sb3`), rather than a run's own model."""
+    if run_dir is not None or not model_path.endswith(".zip"):
+        return False
+    try:
+        module = read_data_record(model_path).get("policy_class", {}).get("__module__")
+    except ModelFileError:
+        return False
+    return module != "sixtysix_training.sb3_policy"
+
+
+def export_sb3_file(
+    model_path: str,
+    out: str,
+    name: str | None = None,
+    eval_deals: int = 1000,
+    eval_opponents: list[str] | None = None,
+    eval_seed: int = 7,
+    eval_workers: int = 1,
+    rules: str = "altmisalti",
+) -> dict[str, Any]:
+    """Export an SB3 model saved outside a run (see the module docstring); returns the record."""
+    network, source = read_sb3_model(model_path)
+    name = name or os.path.splitext(os.path.basename(out))[0]
+    record: dict[str, Any] = {
+        "name": name,
+        "rules": make_rules(rules).to_dict(),
+        "rule_preset": rules,
+        "training": {
+            "algorithm": f"{source['algorithm']} (Stable-Baselines3 {source['policy']})",
+            "steps": source["steps"],
+            "config": None,
+            "run": None,
+            "source": source,
+        },
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "evaluation": {"during_training": None},
+    }
+    if eval_deals > 0:
+        record["evaluation"]["at_export"] = evaluate_at_export(
+            network, name, eval_opponents, eval_deals, eval_seed, rules, eval_workers
+        )
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    written = save_policy(out, network, record)
+    read_policy(out)  # the file must load with every check passing
+    return written
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "model", metavar="RUN_OR_MODEL", help="a run folder (runs/NAME) or a saved model (.zip)"
@@ -170,24 +228,40 @@ def run(args: argparse.Namespace) -> int:
         return run_rllib(args)
     try:
         model_path, run_dir = find_model(args.model, args.which)
-        record = export_model(
-            model_path,
-            args.output,
-            run_dir,
-            args.name,
-            args.eval_deals,
-            args.eval_opponents,
-            args.eval_seed,
-            args.workers,
-            args.plain,
-        )
-    except (FileNotFoundError, ExportError, ModelFileError, ValueError) as e:
+    except FileNotFoundError as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 2
+    try:
+        if is_foreign_model(model_path, run_dir):
+            record = export_sb3_file(
+                model_path,
+                args.output,
+                args.name,
+                args.eval_deals,
+                args.eval_opponents,
+                args.eval_seed,
+                args.workers,
+            )
+        else:
+            record = export_model(
+                model_path,
+                args.output,
+                run_dir,
+                args.name,
+                args.eval_deals,
+                args.eval_opponents,
+                args.eval_seed,
+                args.workers,
+                args.plain,
+            )
+    except (FileNotFoundError, ExportError, ModelFileError, SB3ModelError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
     size = os.path.getsize(args.output)
     print(
         f"wrote {args.output} ({size / 1024:.0f} KiB) from {model_path}, "
         f"{record['training']['steps']} training steps"
+        + (f", {record['training']['algorithm']}" if record["training"].get("source") else "")
     )
     if run_dir is not None and not args.no_eval_log:
         log = copy_eval_log(run_dir, args.output)

@@ -5,7 +5,10 @@ line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
 float, bool or None where they look like one). A name may also be a policy
 shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.shipped`
 and ``sixtysix agents``). A path ending in ``.npz`` is an exported policy
-file, loaded by :func:`sixtysix_env.policy.load_policy`. And an agent class of
+file, loaded by :func:`sixtysix_env.policy.load_policy`; one ending in ``.zip`` is a
+Stable-Baselines3 model (MaskablePPO, PPO, A2C, DQN, as ``model.save`` writes it), read
+as a numpy network by :mod:`sixtysix_env.policy.sb3` (torch, from the ``[train]``
+extra, reads its weights; nothing is unpickled). And an agent class of
 your own is named ``package.module:ClassName`` (with options after a second
 colon: ``mybots.greedy:Greedy:depth=2``): the module is imported, and the
 class (or any callable) is called with the options to build the agent (the
@@ -34,15 +37,19 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {
     "guided": GuidedExpertAgent,
 }
 
+#: The endings of the agent files a name may be: a policy file, an SB3 model.
+FILE_SUFFIXES = (".npz", ".zip")
+
+
 class AgentSpecError(SixtySixError, ValueError):
     """An unknown agent name, a malformed option, or an unusable policy file."""
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``make_agent(name)`` build agents with ``factory(**kwargs)``."""
-    if not name or ":" in name or name.endswith(".npz"):
+    if not name or ":" in name or name.endswith(FILE_SUFFIXES):
         raise ValueError(
-            f"an agent name must be non-empty, without ':' and not end in .npz: {name!r}"
+            f"an agent name must be non-empty, without ':' and not end in .npz or .zip: {name!r}"
         )
     _FACTORIES[name] = factory
 
@@ -72,8 +79,8 @@ def _known_names() -> str:
     if shipped:
         text += f"; shipped policies: {', '.join(shipped)}"
     return text + (
-        "; or a policy file ending in .npz, or an agent class of your own as "
-        "package.module:ClassName ('sixtysix agents' lists them all)"
+        "; or a policy file ending in .npz, an SB3 model ending in .zip, or an agent class "
+        "of your own as package.module:ClassName ('sixtysix agents' lists them all)"
     )
 
 
@@ -159,7 +166,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
     ``"package.module:Class:key=value"`` -> ``("package.module:Class", {...})``.
     """
-    if spec.endswith(".npz") or ":" not in spec or os.path.exists(spec):
+    if spec.endswith(FILE_SUFFIXES) or ":" not in spec or os.path.exists(spec):
         return spec, {}
     name, _, opts = spec.partition(":")
     cls = _class_part(opts)
@@ -219,6 +226,22 @@ def load_policy_file(path: str, **kwargs: Any) -> Agent:
     return load_policy(path, **kwargs)
 
 
+def load_sb3_file(path: str, **kwargs: Any) -> Agent:
+    """An agent from a Stable-Baselines3 model file (:func:`sixtysix_env.policy.sb3.load_sb3_model`)."""
+    if not os.path.isfile(path):
+        raise AgentSpecError(f"SB3 model {path!r} does not exist (or is not a file)")
+    from ..policy.sb3 import load_sb3_model
+
+    allowed = {"deterministic"}
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise AgentSpecError(
+            f"bad options for SB3 model {path!r}: no option {', '.join(map(repr, unknown))}; "
+            "its options (with defaults): deterministic=True"
+        )
+    return load_sb3_model(path, **kwargs)
+
+
 def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
     """An agent from a built-in name (with options), a policy file, or an agent passed through."""
     if not isinstance(spec, str):
@@ -231,6 +254,8 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
     opts.update(kwargs)
     if name.endswith(".npz"):
         return load_policy_file(name, **opts)
+    if name.endswith(".zip"):
+        return load_sb3_file(name, **opts)
     factory = _FACTORIES.get(name)
     if factory is not None:
         return _build(name, factory, opts)
@@ -250,5 +275,10 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
             f"{name!r} is a training run folder, not an agent; export its policy first: "
             f"sixtysix export {name} -o {out} (then name {out})"
         )
-    hint = " (a policy file must end in .npz)" if os.path.exists(name) else ""
+    hint = (
+        " (a policy file ends in .npz and an SB3 model in .zip; sixtysix export turns a "
+        "trained model into a policy file)"
+        if os.path.exists(name)
+        else ""
+    )
     raise AgentSpecError(f"unknown agent {name!r}{hint}; {_known_names()}")

@@ -105,11 +105,13 @@ class BatchedPolicy:
             self._masks = np.empty((k, NUM_ACTIONS), np.int8)
         obs, masks = hands.observe(lanes, seats, self._obs[:k], self._masks[:k])
         net = self.agent.network
+        legal = masks.astype(bool)
+        read = legal if net.reads_mask else None
         if self.exact and net.symmetry is None:
             # Each row as a matrix of its own: the product a single observation gets.
-            return net.layer_logits(obs[:, None, :])[:, 0, :], masks.astype(bool)
+            return net.layer_logits(net.features(obs, read)[:, None, :])[:, 0, :], legal
         # A symmetric network already multiplies each renaming of each row on its own.
-        return net.logits(obs), masks.astype(bool)
+        return net.logits(obs, read), legal
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:

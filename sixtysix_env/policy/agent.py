@@ -48,7 +48,9 @@ class PolicyAgent:
         if legal & (legal - 1) == 0:  # one legal action: no need to think
             return legal.bit_length() - 1
         mask = _mask_of(view)
-        logits = self.network.logits(encode_view(view))
+        obs = encode_view(view)
+        net = self.network
+        logits = net.logits(obs, mask) if net.reads_mask else net.logits(obs)
         if self.deterministic:
             z = np.where(mask, logits, -np.inf)
             if self.network.symmetry is None:

@@ -20,14 +20,18 @@ from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
 from ..errors import SixtySixError
 from ..files import replaced
 from .agent import PolicyAgent
-from .network import ACTIVATIONS, SYMMETRIES, PolicyNetwork, logit_bound
+from .network import ACTIVATIONS, INPUTS, OBSERVATION_ONLY, SYMMETRIES, PolicyNetwork, logit_bound
 
 FORMAT = "sixtysix-policy"
 #: The version written for a plain network; one with a symmetry is written as
 #: ``SYMMETRY_FORMAT_VERSION``, so that a loader that cannot apply it refuses the file.
 FORMAT_VERSION = 1
 SYMMETRY_FORMAT_VERSION = 2
-FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION)
+#: The version written for a network that reads the action mask beside the observation
+#: (``architecture.inputs``, a model trained on the ``Dict`` observation), so that a loader
+#: that would feed it the observation alone refuses the file.
+INPUTS_FORMAT_VERSION = 3
+FORMAT_VERSIONS = (FORMAT_VERSION, SYMMETRY_FORMAT_VERSION, INPUTS_FORMAT_VERSION)
 METADATA_KEY = "metadata"
 
 
@@ -75,11 +79,16 @@ def save_policy(
         "activation": network.activation,
         "layers": network.layers,
     }
+    version = FORMAT_VERSION
     if network.symmetry is not None:
         architecture["symmetry"] = network.symmetry
+        version = SYMMETRY_FORMAT_VERSION
+    if network.inputs != OBSERVATION_ONLY:
+        architecture["inputs"] = list(network.inputs)
+        version = INPUTS_FORMAT_VERSION
     record.update(
         format=FORMAT,
-        format_version=FORMAT_VERSION if network.symmetry is None else SYMMETRY_FORMAT_VERSION,
+        format_version=version,
         obs_version=OBS_VERSION,
         obs_size=OBS_SIZE,
         num_actions=NUM_ACTIONS,
@@ -88,7 +97,7 @@ def save_policy(
     )
     text = json.dumps(record, sort_keys=True, allow_nan=False)
     arrays[METADATA_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    _validate_shapes(network.weights, network.biases, str(path))
+    _validate_shapes(network.weights, network.biases, str(path), network.input_size)
     check_network(network, f"policy {os.fspath(path)!r}")  # nothing is written that would not load
     path = os.fspath(path)
     if not path.endswith(".npz"):
@@ -98,8 +107,7 @@ def save_policy(
     return record
 
 
-def _validate_shapes(weights, biases, where: str) -> None:
-    n_in = OBS_SIZE
+def _validate_shapes(weights, biases, where: str, n_in: int = OBS_SIZE) -> None:
     for i, (w, b) in enumerate(zip(weights, biases)):
         if w.ndim != 2 or w.shape[0] != n_in or b.shape != (w.shape[1],):
             raise PolicyFileError(
@@ -334,11 +342,16 @@ def _check_finite_outputs(network: PolicyNetwork, where: str) -> None:
         "the network's outputs overflow",
     )
     rng = np.random.default_rng(0)
+    n = network.input_size
     probe = np.concatenate(
-        [np.zeros((1, OBS_SIZE)), np.ones((1, OBS_SIZE)), rng.integers(0, 2, (30, OBS_SIZE))]
+        [np.zeros((1, n)), np.ones((1, n)), rng.integers(0, 2, (30, n))]
     ).astype(np.float32)
     with np.errstate(all="ignore"):
-        finite = bool(np.isfinite(network.logits(probe)).all())
+        if network.symmetry is None:
+            out = network.layer_logits(probe)
+        else:
+            out = network.logits(probe)
+        finite = bool(np.isfinite(out).all())
     _require(finite, where, "its logits are not finite on a probe batch of observations")
 
 
@@ -350,7 +363,9 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
     _check_metadata(meta, where)
     layers, activation = _architecture(meta, where)
     symmetry = _symmetry(meta, where)
-    weights, biases, arrays = _read_weights(zf, members, layers, where)
+    inputs = _inputs(meta, where)
+    n_in = sum(INPUTS[name] for name in inputs)
+    weights, biases, arrays = _read_weights(zf, members, layers, where, n_in)
     digest = _checksum(arrays)
     _require(
         digest == meta.get("sha256"),
@@ -358,7 +373,7 @@ def _read_archive(zf: zipfile.ZipFile, where: str) -> tuple[PolicyNetwork, dict[
         f"the weights do not match the checksum in its metadata (expected sha256 "
         f"{meta.get('sha256')!r}, found {digest!r}): the file was modified or damaged after export",
     )
-    network = PolicyNetwork(weights, biases, activation, symmetry)
+    network = PolicyNetwork(weights, biases, activation, symmetry, inputs)
     _check_finite_outputs(network, where)
     return network, meta
 
@@ -485,15 +500,39 @@ def _architecture(meta: dict[str, Any], where: str) -> tuple[list[list[int]], st
     return layers, activation
 
 
-def _symmetry(meta: dict[str, Any], where: str) -> str | None:
-    """The architecture's symmetry: none in a version 1 file, one of SYMMETRIES in version 2."""
+def _inputs(meta: dict[str, Any], where: str) -> tuple[str, ...]:
+    """What the first layer reads: the observation alone, but in a version 3 file, whose
+    ``architecture.inputs`` lists the observation and the action mask in their order."""
     arch = meta["architecture"]
-    if meta["format_version"] == FORMAT_VERSION:
+    if meta["format_version"] != INPUTS_FORMAT_VERSION:
+        _require(
+            "inputs" not in arch,
+            where,
+            f"a file of format version {meta['format_version']} declares its inputs; one "
+            f"with inputs is version {INPUTS_FORMAT_VERSION}",
+        )
+        return OBSERVATION_ONLY
+    inputs = arch.get("inputs")
+    allowed = [list(order) for order in (("observation", "action_mask"),
+                                         ("action_mask", "observation"))]
+    _require(
+        inputs in allowed,
+        where,
+        f"inputs {inputs!r}; a file of format version {INPUTS_FORMAT_VERSION} declares one of "
+        f"{allowed}",
+    )
+    return tuple(inputs)
+
+
+def _symmetry(meta: dict[str, Any], where: str) -> str | None:
+    """The architecture's symmetry: one of SYMMETRIES in a version 2 file, else none."""
+    arch = meta["architecture"]
+    if meta["format_version"] != SYMMETRY_FORMAT_VERSION:
         _require(
             "symmetry" not in arch,
             where,
-            f"a file of format version {FORMAT_VERSION} declares a symmetry; one with a "
-            f"symmetry is version {SYMMETRY_FORMAT_VERSION}",
+            f"a file of format version {meta['format_version']} declares a symmetry; one with "
+            f"a symmetry is version {SYMMETRY_FORMAT_VERSION}",
         )
         return None
     symmetry = arch.get("symmetry")
@@ -511,6 +550,7 @@ def _read_weights(
     members: dict[str, zipfile.ZipInfo],
     layers: list[list[int]],
     where: str,
+    input_size: int = OBS_SIZE,
 ) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, np.ndarray]]:
     """(weights, biases, arrays by key): exactly the arrays the architecture lists, shapes
     chained, values finite."""
@@ -526,6 +566,7 @@ def _read_weights(
         [_Shape((a, b)) for a, b in layers],
         [_Shape((b,)) for _, b in layers],
         where,
+        input_size,
     )
     arrays: dict[str, np.ndarray] = {}
     weights, biases = [], []
@@ -539,7 +580,7 @@ def _read_weights(
             arrays[key] = a
         weights.append(arrays[kw])
         biases.append(arrays[kb])
-    _validate_shapes(weights, biases, where)
+    _validate_shapes(weights, biases, where, input_size)
     return weights, biases, arrays
 
 

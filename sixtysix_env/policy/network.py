@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..actions import suit_relabelled_actions
-from ..env.observation import suit_relabelling
+from ..actions import NUM_ACTIONS, suit_relabelled_actions
+from ..env.observation import OBS_SIZE, suit_relabelling
 
 ACTIVATIONS = ("tanh", "relu")
 #: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).
@@ -20,6 +20,12 @@ SYMMETRIES = ("suits",)
 #: Averaged logits this close to the best count as a tie (the lowest action id plays):
 #: equivalent moves differ only by float rounding, about 1e-6 here.
 SYMMETRY_TIE = 1e-4
+#: What a network may read, and the size of each: the observation vector, and the
+#: action mask as 0/1 floats (a model trained on SixtySix-v0's ``Dict`` observation, such
+#: as SB3's ``MultiInputPolicy``, reads both, concatenated in the space's key order).
+INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_ACTIONS}
+#: The inputs of a network that reads the observation alone (every network trained here).
+OBSERVATION_ONLY = ("observation",)
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,6 +44,8 @@ class PolicyNetwork:
 
     With ``symmetry="suits"`` the logits are the mean of the layers' logits
     over the 24 renamings of the suits (the module's docstring says why).
+    ``inputs`` names what the first layer reads, concatenated in that order (see
+    :data:`INPUTS`): the observation alone (the default), or the action mask beside it.
     """
 
     def __init__(
@@ -46,7 +54,21 @@ class PolicyNetwork:
         biases: Sequence[np.ndarray],
         activation: str,
         symmetry: str | None = None,
+        inputs: Sequence[str] = OBSERVATION_ONLY,
     ) -> None:
+        inputs = tuple(inputs)
+        if not inputs or len(set(inputs)) != len(inputs) or not set(inputs) <= set(INPUTS):
+            raise ValueError(
+                f"bad inputs {inputs!r}: name each of {', '.join(map(repr, INPUTS))} at most "
+                "once, the observation included"
+            )
+        if "observation" not in inputs:
+            raise ValueError(f"bad inputs {inputs!r}: a network must read the observation")
+        if symmetry is not None and inputs != OBSERVATION_ONLY:
+            raise ValueError(
+                f"a network with a symmetry reads the observation alone, not {inputs!r}"
+            )
+        self.inputs = inputs
         if activation not in ACTIVATIONS:
             raise ValueError(
                 f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}"
@@ -66,6 +88,30 @@ class PolicyNetwork:
         self.activation = activation
 
     @property
+    def input_size(self) -> int:
+        """The width of the first layer's input: the sizes of :attr:`inputs` added up."""
+        return sum(INPUTS[name] for name in self.inputs)
+
+    @property
+    def reads_mask(self) -> bool:
+        """Whether the network reads the action mask beside the observation."""
+        return "action_mask" in self.inputs
+
+    def features(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The first layer's input for observations (and their masks, where the network
+        reads them): float32, concatenated in the order of :attr:`inputs`."""
+        x = np.asarray(obs, dtype=np.float32)
+        if not self.reads_mask:
+            return x
+        if mask is None:
+            raise ValueError(
+                f"this network reads the action mask beside the observation (inputs "
+                f"{list(self.inputs)}): pass the mask too"
+            )
+        parts = {"observation": x, "action_mask": np.asarray(mask, dtype=np.float32)}
+        return np.concatenate([parts[name] for name in self.inputs], axis=-1)
+
+    @property
     def hidden(self) -> list[int]:
         return [int(w.shape[1]) for w in self.weights[:-1]]
 
@@ -73,10 +119,11 @@ class PolicyNetwork:
     def layers(self) -> list[list[int]]:
         return [[int(w.shape[0]), int(w.shape[1])] for w in self.weights]
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Action logits (float32) for one observation ``(OBS_SIZE,)`` or a batch ``(n, OBS_SIZE)``."""
+    def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Action logits (float32) for one observation ``(OBS_SIZE,)`` or a batch ``(n, OBS_SIZE)``
+        (with its action masks where the network reads them, :attr:`reads_mask`)."""
         if self.symmetry is None:
-            return self.layer_logits(obs)
+            return self.layer_logits(self.features(obs, mask))
         x = np.asarray(obs, dtype=np.float32)
         obs_maps, act_maps = _suit_tables()
         # (..., 24, 1, OBS_SIZE): every renaming of each position as a one-row matrix of
@@ -90,8 +137,8 @@ class PolicyNetwork:
         return back.mean(axis=-2, dtype=np.float32)
 
     def layer_logits(self, obs: np.ndarray) -> np.ndarray:
-        """The layers' own logits, without the symmetry (the same as :meth:`logits` for a
-        plain network)."""
+        """The layers' own logits for first-layer inputs (:meth:`features`), without the
+        symmetry (the same as :meth:`logits` for a plain network that reads no mask)."""
         x = np.asarray(obs, dtype=np.float32)
         last = len(self.weights) - 1
         relu = self.activation == "relu"
@@ -107,7 +154,7 @@ class PolicyNetwork:
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Action probabilities with the illegal actions (``mask`` false/0) at exactly 0."""
-        logits = self.logits(obs).astype(np.float64)
+        logits = self.logits(obs, mask if self.reads_mask else None).astype(np.float64)
         legal = np.asarray(mask).astype(bool)
         if not legal.any(axis=-1).all():
             raise ValueError("an action mask with no legal action")
@@ -122,7 +169,7 @@ class PolicyNetwork:
 
     def with_symmetry(self, symmetry: str | None) -> PolicyNetwork:
         """The same weights played averaged over ``symmetry`` (None: played plainly)."""
-        return PolicyNetwork(self.weights, self.biases, self.activation, symmetry)
+        return PolicyNetwork(self.weights, self.biases, self.activation, symmetry, self.inputs)
 
 
 def logit_bound(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray]) -> float:

@@ -143,7 +143,8 @@ def _rewrite_metadata(src, dst, edit) -> None:
         (lambda m: m.update(format_version=1), "version 1 declares a symmetry"),
         (lambda m: m["architecture"].update(symmetry="colours"), "symmetry 'colours'"),
         (lambda m: m["architecture"].pop("symmetry"), "symmetry None"),
-        (lambda m: m.update(format_version=3), "format version 3; this loader reads versions 1"),
+        (lambda m: m.update(format_version=3), "version 3 declares a symmetry"),
+        (lambda m: m.update(format_version=4), "format version 4; this loader reads versions 1"),
         (lambda m: m.update(format_version=True), "format version True"),
     ],
 )

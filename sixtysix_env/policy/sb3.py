@@ -1,0 +1,275 @@
+"""A Stable-Baselines3 model file (``model.save("my_model")`` -> ``my_model.zip``) as a
+numpy policy, for the models the docs' recipes train:
+
+==============================  ===================================  ==========================
+algorithm                       policy                               the network read
+==============================  ===================================  ==========================
+``MaskablePPO`` (sb3-contrib)   ``MultiInputPolicy`` on SixtySix-v0  ``mlp_extractor.policy_net``
+``PPO``, ``A2C``                ``MlpPolicy`` on ``MaskInInfo``      and ``action_net``
+``DQN``                         either                               ``q_net`` (greedy)
+==============================  ===================================  ==========================
+
+On the ``Dict`` observation SB3's ``CombinedExtractor`` flattens the action
+mask and the observation and concatenates them in the space's key order; the
+numpy network reads the same (``PolicyNetwork(inputs=...)``, a policy file
+of format version 3). On the flat observation it reads the observation alone.
+
+Nothing in the file is unpickled: the model's record (``data``) is read as
+JSON text, where SB3 keeps a readable copy of what it pickles (the policy's
+module, ``net_arch``, the activation's class name, the observation space),
+and the weights (``policy.pth``) are read with ``torch.load(weights_only=True)``,
+which builds tensors and nothing else. So reading a model needs torch (the
+``[train]`` extra) but neither SB3 nor the class that trained it.
+
+The network plays argmax over the legal actions of the actor's logits (PPO,
+A2C) or of the Q-values (DQN): the move the SB3 model ranks first among the
+legal ones (``MaskablePPO.predict(..., action_masks=mask, deterministic=True)``;
+a plain PPO or DQN knows no masks, and its ``predict`` may name an illegal
+move). ``tests/policy/test_sb3_models.py`` checks the moves against SB3's own
+on 100,000 observations from real games.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from .agent import PolicyAgent
+from .fileformat import MAX_PARAMETERS, PolicyFileError, check_network
+from .network import INPUTS, PolicyNetwork
+
+#: The policy modules whose networks are read here, by what they are.
+ACTOR_CRITIC_MODULES = (
+    "stable_baselines3.common.policies",  # PPO, A2C
+    "sb3_contrib.common.maskable.policies",  # MaskablePPO
+)
+Q_NETWORK_MODULES = ("stable_baselines3.dqn.policies",)  # DQN
+
+#: The activations a numpy network has, by the class name SB3 records.
+_ACTIVATIONS = {
+    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
+    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
+}
+#: SB3's defaults where ``policy_kwargs`` names no activation.
+_DEFAULT_ACTIVATION = {"actor-critic": "tanh", "q-network": "relu"}
+_MAX_DATA_BYTES = 4 * 1024 * 1024
+_MAX_WEIGHT_BYTES = 8 * MAX_PARAMETERS + (1 << 20)  # the actor and critic (or target) nets
+_HELP = (
+    "an SB3 model here is a MaskablePPO, PPO, A2C or DQN with MultiInputPolicy on "
+    "SixtySix-v0's Dict observation or MlpPolicy on the flat one (MaskInInfo), as "
+    "docs/ecosystem.md trains them; for another kind of model write an agent class "
+    "(docs/own-agent.md)"
+)
+
+
+class SB3ModelError(PolicyFileError):
+    """An SB3 model file that cannot be played here, and why."""
+
+
+def is_sb3_zip(path: str) -> bool:
+    """Whether ``path`` names an SB3 model file (a ``.zip``)."""
+    return str(path).endswith(".zip")
+
+
+def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
+    try:
+        info = zf.getinfo("data")
+    except KeyError:
+        raise SB3ModelError(f"{where} is not an SB3 model: it has no 'data' record") from None
+    if info.file_size > _MAX_DATA_BYTES:
+        raise SB3ModelError(
+            f"{where}: its 'data' record is {info.file_size} bytes, over the "
+            f"{_MAX_DATA_BYTES} read here"
+        )
+    try:
+        data = json.loads(zf.read(info).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SB3ModelError(f"{where}: its 'data' record is not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise SB3ModelError(f"{where}: its 'data' record is not a JSON object")
+    return data
+
+
+def _entry(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _kind(data: dict[str, Any], where: str) -> tuple[str, str]:
+    """(``"actor-critic"`` or ``"q-network"``, the algorithm's name as far as the record tells)."""
+    module = _entry(data, "policy_class").get("__module__")
+    if module in Q_NETWORK_MODULES:
+        return "q-network", "DQN"
+    if module in ACTOR_CRITIC_MODULES:
+        if module.startswith("sb3_contrib"):
+            return "actor-critic", "MaskablePPO"
+        return "actor-critic", "PPO" if "clip_range" in data else "A2C"
+    if module == "sixtysix_training.sb3_policy":
+        raise SB3ModelError(
+            f"{where} was saved by `sixtysix train`: export its run folder with "
+            "sixtysix export RUN -o policy.npz (then name policy.npz)"
+        )
+    raise SB3ModelError(f"{where}: a policy class from module {module!r}; {_HELP}")
+
+
+def _inputs(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    """What the network reads, from the readable copy of the observation space."""
+    space = _entry(data, "observation_space")
+    kind = space.get(":type:")
+    if kind == "<class 'gymnasium.spaces.box.Box'>":
+        return ("observation",)
+    if kind == "<class 'gymnasium.spaces.dict.Dict'>":
+        # SB3 writes the spaces as their repr: "{'action_mask': Box(...), 'observation': Box(...)}"
+        keys = tuple(re.findall(r"'(\w+)': ", str(space.get("spaces", ""))))
+        if sorted(keys) == sorted(INPUTS):
+            return keys
+        raise SB3ModelError(
+            f"{where}: a Dict observation with keys {list(keys)}; SixtySix-v0's has "
+            f"{sorted(INPUTS)}"
+        )
+    raise SB3ModelError(f"{where}: an observation space of type {kind!r}; {_HELP}")
+
+
+def _activation(data: dict[str, Any], kind: str, where: str) -> str:
+    name = _entry(data, "policy_kwargs").get("activation_fn")
+    if name is None:
+        return _DEFAULT_ACTIVATION[kind]
+    if name not in _ACTIVATIONS:
+        raise SB3ModelError(
+            f"{where}: activation {name}; a numpy network has ReLU or Tanh"
+        )
+    return _ACTIVATIONS[name]
+
+
+def _check_extractor(data: dict[str, Any], where: str) -> None:
+    """The features are the flattened observation (SB3's ``FlattenExtractor`` or
+    ``CombinedExtractor``): no extractor class of the user's own, nothing of it to read."""
+    kwargs = _entry(data, "policy_kwargs")
+    for key in ("features_extractor_class", "features_extractor_kwargs"):
+        if key in kwargs:
+            raise SB3ModelError(
+                f"{where}: policy_kwargs sets {key}; only SB3's own flattening extractors "
+                "can be read as a numpy network"
+            )
+
+
+def _weights(zf: zipfile.ZipFile, where: str) -> dict[str, np.ndarray]:
+    """``policy.pth``'s tensors as float32 arrays (torch.load with weights_only=True)."""
+    try:
+        info = zf.getinfo("policy.pth")
+    except KeyError:
+        raise SB3ModelError(f"{where} is not an SB3 model: it has no 'policy.pth'") from None
+    if info.file_size > _MAX_WEIGHT_BYTES:
+        raise SB3ModelError(
+            f"{where}: its weights are {info.file_size} bytes, over the {_MAX_WEIGHT_BYTES} "
+            "of a policy file's limits"
+        )
+    try:
+        import torch  # noqa: PLC0415  the [train] extra, only to read SB3's weights
+    except ModuleNotFoundError:
+        raise SB3ModelError(
+            f"{where}: reading an SB3 model needs torch, from the [train] extra: "
+            'pip install "sixtysix[train]" (in a clone: pip install -e ".[train]")'
+        ) from None
+    try:
+        state = torch.load(io.BytesIO(zf.read(info)), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for a damaged or crafted file
+        raise SB3ModelError(f"{where}: its weights (policy.pth) cannot be read ({e})") from None
+    if not isinstance(state, dict):
+        raise SB3ModelError(f"{where}: its weights (policy.pth) are not a state dict")
+    out = {}
+    for key, value in state.items():
+        if isinstance(key, str) and isinstance(value, torch.Tensor):
+            out[key] = value.detach().to(torch.float32).numpy()
+    return out
+
+
+def _layers(state: dict[str, np.ndarray], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of the ``nn.Sequential`` at ``prefix``, in order."""
+    found: dict[int, dict[str, np.ndarray]] = {}
+    for key, value in state.items():
+        m = re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(weight|bias)", key)
+        if m:
+            found.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    return [(found[i]["weight"], found[i].get("bias")) for i in sorted(found)]
+
+
+def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]:
+    """The network of an SB3 model file, and a record of what it is (algorithm, policy,
+    inputs, training steps, SB3 version). Raises :class:`SB3ModelError` naming what is
+    not supported."""
+    where = f"SB3 model {os.fspath(path)!r}"
+    if not os.path.isfile(path):
+        raise SB3ModelError(f"{where} does not exist (or is not a file)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = _data_record(zf, where)
+            kind, algorithm = _kind(data, where)
+            inputs = _inputs(data, where)
+            activation = _activation(data, kind, where)
+            _check_extractor(data, where)
+            state = _weights(zf, where)
+            version = zf.read("_stable_baselines3_version").decode("utf-8", "replace").strip() \
+                if "_stable_baselines3_version" in zf.namelist() else None
+    except zipfile.BadZipFile as e:
+        raise SB3ModelError(f"{where} is not a zip file ({e})") from None
+    if kind == "q-network":
+        layers = _layers(state, "q_net.q_net")
+    else:
+        layers = _layers(state, "mlp_extractor.policy_net")
+        head = (state.get("action_net.weight"), state.get("action_net.bias"))
+        layers.append(head)
+    if not layers or any(w is None or b is None or w.ndim != 2 for w, b in layers):
+        raise SB3ModelError(
+            f"{where}: its weights are not the dense layers of {algorithm}'s policy; {_HELP}"
+        )
+    weights = [np.ascontiguousarray(w.T) for w, _ in layers]
+    biases = [np.ascontiguousarray(b) for _, b in layers]
+    network = PolicyNetwork(weights, biases, activation, inputs=inputs)
+    expect = network.input_size
+    widths = [w.shape for w in weights]
+    chained = all(a[1] == b[0] for a, b in zip(widths, widths[1:]))
+    if widths[0][0] != expect or widths[-1][1] != NUM_ACTIONS or not chained:
+        raise SB3ModelError(
+            f"{where}: its layers are {[list(s) for s in widths]}; a network over "
+            f"{' + '.join(inputs)} ({expect} inputs) with {NUM_ACTIONS} outputs was expected"
+        )
+    check_network(network, where)
+    policy = "MultiInputPolicy" if len(inputs) > 1 else "MlpPolicy"
+    record = {
+        "algorithm": algorithm,
+        "policy": policy,
+        "inputs": list(inputs),
+        "steps": _int(data.get("num_timesteps")),
+        "stable_baselines3": version,
+        "file": os.path.basename(os.fspath(path)),
+    }
+    return network, record
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def load_sb3_model(
+    path: str | os.PathLike, deterministic: bool = True, name: str | None = None
+) -> PolicyAgent:
+    """An SB3 model file as an agent: its argmax over the legal actions; ``deterministic=False``
+    samples the actor's softmax (PPO, A2C; a Q-network has no policy to sample)."""
+    network, record = read_sb3_model(path)
+    if not deterministic and record["algorithm"] == "DQN":
+        raise SB3ModelError(
+            f"SB3 model {os.fspath(path)!r} is a DQN: it plays its greedy move "
+            "(deterministic=True); its Q-values are no policy to sample"
+        )
+    if name is None:
+        name = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    metadata = {"name": name, "sb3": record}
+    return PolicyAgent(network, metadata, deterministic=deterministic, name=name)

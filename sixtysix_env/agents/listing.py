@@ -1,5 +1,7 @@
-"""``sixtysix agents``: every name :func:`~sixtysix_env.agents.make_agent` accepts, with the
-built-in agents' options and the shipped policies' figures."""
+"""``sixtysix agents``: every name :func:`~sixtysix_env.agents.make_agent` accepts, ranked by
+the leaderboard (its Elo, its figure against ``expert`` and its time per decision, from the
+leaderboard's own files: :mod:`sixtysix_env.standings`), with the built-in agents' options
+and the shipped policies' figures measured at export."""
 
 from __future__ import annotations
 
@@ -8,13 +10,43 @@ import inspect
 import textwrap
 
 from ..shipped import figure, policy_summary, shipped_policies
+from ..standings import DEFAULT_PROTOCOL, standings, strongest
 from . import registry
+
+
+def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
+    """The leaderboard's ranking of every agent name, best first, then those not on it."""
+    rows = standings(protocol)
+    if not rows:
+        return [f"ranking: no {protocol} leaderboard files in this installation"]
+    networks = list(shipped_policies())
+    best_net = strongest(networks, protocol)
+    width = max(14, *(len(s.agent) for s in rows))
+    lines = [
+        f"ranking ({protocol} leaderboard, docs/leaderboard.md): Elo with heuristic = 1500,",
+        "game points per hand against expert (95% interval), median ms per decision on the",
+        "machine that ran the benchmark:",
+        f"  {'#':>2} {'agent':<{width}} {'Elo':>5}  {'vs expert':<25} {'ms/decision':>11}",
+    ]
+    for i, s in enumerate(rows, 1):
+        f = s.vs("expert")
+        vs = "(itself)" if s.agent == "expert" else (
+            f"{f[0]:+.3f} [{f[1]:+.3f}, {f[2]:+.3f}]" if f else "")
+        ms = "" if s.median_ms is None else f"{s.median_ms:.2f}"
+        note = "  strongest network" if best_net is not None and s.agent == best_net.agent else ""
+        lines.append(f"  {i:>2} {s.agent:<{width}} {s.elo:>5.0f}  {vs:<25} {ms:>11}{note}")
+    ranked = {s.agent for s in rows}
+    missing = [n for n in registry.agent_names() if n not in ranked]
+    if missing:
+        lines.append(f"  not on the leaderboard yet: {', '.join(missing)}")
+    return lines
 
 
 def describe_agents() -> str:
     """Every name :func:`~sixtysix_env.agents.make_agent` accepts, with options or figures."""
     pad = " " * 17
-    lines = ["built-in agents (NAME, or NAME:key=value,... with options):"]
+    lines = [*describe_standings(), ""]
+    lines.append("built-in agents (NAME, or NAME:key=value,... with options):")
     for name in registry.builtin_names():
         factory = registry.factory_of(name)
         doc = (inspect.getdoc(factory) or "").split("\n")[0]
@@ -42,7 +74,11 @@ def describe_agents() -> str:
         if sp.card:
             lines.append(f"{pad}card: {sp.card}")
     lines.append("")
-    lines.append("or the path of any policy file ending in .npz (sixtysix export writes them).")
+    lines.append(
+        "or the path of a policy file ending in .npz (sixtysix export writes them), of a "
+        "Stable-Baselines3 model ending in .zip, or an agent class of your own as "
+        "package.module:ClassName (docs/own-agent.md)."
+    )
     return "\n".join(lines)
 
 

@@ -1,0 +1,89 @@
+"""One source for which agent is strongest: the leaderboard's files (sixtysix_env/standings.py).
+
+The README, docs/benchmark.md and ``sixtysix agents`` take the ranking from them; these
+tests fail when a copy differs from the files, or when a page claims "strongest" anywhere
+but in the generated table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+from sixtysix_env.agents.listing import describe_agents
+from sixtysix_env.shipped import shipped_names
+from sixtysix_env.standings import (
+    BEGIN,
+    END,
+    shipped_table,
+    standings,
+    strongest,
+    with_table,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PAGES = ("README.md", os.path.join("docs", "benchmark.md"))
+FOLDER = os.path.join(ROOT, "docs", "benchmarks", "benchmark-v1")
+
+
+def _read(rel: str) -> str:
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_the_standings_are_every_full_benchmark_file_best_elo_first():
+    files = {}
+    for name in os.listdir(FOLDER):
+        if name.endswith(".json"):
+            with open(os.path.join(FOLDER, name), encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("format") == "sixtysix-benchmark" and not data.get("quick"):
+                files[data["agent"]] = data["elo"]
+    rows = standings()
+    assert {s.agent for s in rows} == set(files) and len(rows) >= 7
+    assert [s.elo for s in rows] == sorted(files.values(), reverse=True)
+    assert all(s.elo == files[s.agent] for s in rows)
+    assert strongest().agent == rows[0].agent
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_page_holds_the_standings_as_the_files_make_them(page):
+    text = _read(page)
+    assert text.count(BEGIN) == 1 and text.count(END) == 1, page
+    assert with_table(text, shipped_table()) == text, (
+        f"{page}'s standings differ from the leaderboard's files: run "
+        f"python -m sixtysix_env.standings {page}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_claims_a_strongest_agent_outside_the_generated_table(page):
+    text = _read(page)
+    outside = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), "", text, flags=re.S)
+    claims = [line for line in outside.splitlines() if "strongest" in line.lower()]
+    assert not claims, f"{page} claims a strongest agent by hand: {claims}"
+
+
+def test_sixtysix_agents_ranks_from_the_same_files():
+    text = describe_agents()
+    ranked = [s.agent for s in standings()]
+    lines = text.splitlines()
+    order = [next(i for i, line in enumerate(lines) if re.match(rf"\s+\d+ {re.escape(a)}\s", line))
+             for a in ranked]
+    assert order == sorted(order)
+    best = strongest(shipped_names())
+    marked = [line for line in lines if line.endswith("strongest network")]
+    assert len(marked) == 1 and f" {best.agent} " in marked[0]
+    for s in standings():
+        row = next(line for line in lines if re.match(rf"\s+\d+ {re.escape(s.agent)}\s", line))
+        assert f"{s.elo:.0f}" in row
+        if s.median_ms is not None:
+            assert f"{s.median_ms:.2f}" in row
+
+
+def test_a_page_without_the_markers_is_refused():
+    with pytest.raises(ValueError, match="no block"):
+        with_table("no table here", "| x |")

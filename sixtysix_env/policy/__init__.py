@@ -27,6 +27,12 @@ logit read back under its own renaming, see
 same answer for every renaming of a position. A file without a symmetry is
 written as version 1, as before.
 
+A network may read the **action mask** beside the observation
+(``architecture.inputs``, ``["action_mask", "observation"]`` or the other
+order; file format version 3): a Stable-Baselines3 ``MultiInputPolicy``
+concatenates the two (its ``CombinedExtractor``), and ``sixtysix export
+my_model.zip`` keeps that input (:mod:`.sb3` reads SB3's model files).
+
 The metadata record holds ``format`` (``"sixtysix-policy"``),
 ``format_version``, ``obs_version``, ``obs_size``, ``num_actions``,
 ``rules`` (the rule switches it was trained under), ``architecture``
@@ -45,9 +51,10 @@ one whose weights no longer match their checksum.
 ``make_agent("path/to/file.npz")`` (and so ``sixtysix eval``, the
 environments' ``opponent=`` and play against a person) loads files this way.
 
-The package in three parts: :mod:`.network` (the layers, numpy only),
-:mod:`.agent` (the network as an agent: argmax, sampling, the tie rule) and
-:mod:`.fileformat` (writing a file, and the hardened reader).
+The package in four parts: :mod:`.network` (the layers, numpy only),
+:mod:`.agent` (the network as an agent: argmax, sampling, the tie rule),
+:mod:`.fileformat` (writing a file, and the hardened reader) and :mod:`.sb3`
+(a Stable-Baselines3 model file read as a network; torch reads its weights).
 """
 
 from .agent import PolicyAgent
@@ -55,6 +62,7 @@ from .fileformat import (
     FORMAT,
     FORMAT_VERSION,
     FORMAT_VERSIONS,
+    INPUTS_FORMAT_VERSION,
     MAX_LAYER_WIDTH,
     MAX_LAYERS,
     MAX_LOGIT_BOUND,
@@ -69,13 +77,22 @@ from .fileformat import (
     read_policy,
     save_policy,
 )
-from .network import ACTIVATIONS, SYMMETRIES, SYMMETRY_TIE, PolicyNetwork, logit_bound
+from .network import (
+    ACTIVATIONS,
+    INPUTS,
+    SYMMETRIES,
+    SYMMETRY_TIE,
+    PolicyNetwork,
+    logit_bound,
+)
 
 __all__ = [
     "ACTIVATIONS",
     "FORMAT",
     "FORMAT_VERSION",
+    "INPUTS",
     "FORMAT_VERSIONS",
+    "INPUTS_FORMAT_VERSION",
     "MAX_LAYERS",
     "MAX_LAYER_WIDTH",
     "MAX_LOGIT_BOUND",

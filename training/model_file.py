@@ -21,14 +21,18 @@ build, is refused with a :class:`ModelFileError` naming them.
 
 from __future__ import annotations
 
-import json
-import zipfile
 from typing import Any
 
 import numpy as np
 
-# The data record of a 0.1M-parameter model is ~40 KB; a larger one is refused unread.
-MAX_DATA_BYTES = 4 * 1024 * 1024
+from sixtysix_env.policy.sb3 import SB3ModelError, read_model_record
+
+# What a model may declare, checked before anything is built from it: layers per network
+# (actor, critic), the parameters of each, and the transitions one rollout holds (the
+# buffer SB3 allocates on loading: n_steps x n_envs rows). Every run here is far below.
+MAX_NET_LAYERS = 16
+MAX_NET_PARAMETERS = 1 << 24
+MAX_ROLLOUT = 1 << 18
 
 # The serialized entries of a run's model.zip, each rebuilt by _rebuilt below.
 REBUILT = frozenset(
@@ -69,28 +73,13 @@ def _zero(_progress_remaining: float) -> float:
 
 
 def read_data_record(path: str) -> dict[str, Any]:
-    """The JSON ``data`` record of an SB3 model zip, read as text (nothing unpickled)."""
+    """The JSON ``data`` record of an SB3 model zip, read as text (nothing unpickled), after
+    the file (a regular file, of bounded size) and its zip directory (few members, each of
+    bounded size) are checked (:func:`sixtysix_env.policy.sb3.read_model_record`)."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            try:
-                info = archive.getinfo("data")
-            except KeyError:
-                raise ModelFileError(f"{path}: not an SB3 model (no 'data' record)") from None
-            if info.file_size > MAX_DATA_BYTES:
-                raise ModelFileError(
-                    f"{path}: its 'data' record is {info.file_size} bytes, over the "
-                    f"{MAX_DATA_BYTES} this loader reads"
-                )
-            raw = archive.read(info)
-    except zipfile.BadZipFile as e:
-        raise ModelFileError(f"{path}: not a zip file ({e})") from None
-    try:
-        data = json.loads(raw[: MAX_DATA_BYTES + 1].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelFileError(f"{path}: its 'data' record is not JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise ModelFileError(f"{path}: its 'data' record is not a JSON object")
-    return data
+        return read_model_record(path, str(path))
+    except SB3ModelError as e:
+        raise ModelFileError(str(e)) from None
 
 
 def serialized_entries(data: dict[str, Any]) -> set[str]:
@@ -249,17 +238,67 @@ def load_model(path: str, **kwargs: Any) -> Any:
     """``MaskablePPO.load(path, device="cpu", **kwargs)`` with every pickled entry rebuilt.
 
     Raises :class:`ModelFileError` for a file with a serialized entry this
-    version does not rebuild, or whose readable parts it does not build.
+    version does not rebuild, whose readable parts it does not build, or that fails to
+    load (damaged weights, a record that does not fit them), naming the file.
     """
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(path, device="cpu", custom_objects=check_model(path), **kwargs)
+    custom = check_model(path)
+    try:
+        return MaskablePPO.load(path, device="cpu", custom_objects=custom, **kwargs)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:  # torch and SB3 raise many kinds for a damaged or forged file
+        raise ModelFileError(
+            f"{path}: cannot be loaded as a run's model ({type(e).__name__}: {e})"
+        ) from None
+
+
+def _int_field(data: dict[str, Any], key: str, path: str, default: int = 1) -> int:
+    value = data.get(key, default)
+    if type(value) is not int or value < 1:
+        raise ModelFileError(f"{path}: {key} {value!r} is not a positive integer")
+    return value
+
+
+def check_bounds(data: dict[str, Any], path: str) -> None:
+    """Refuse a record that asks for more than a run here ever builds: its networks' layers
+    and parameters, and its rollout's size (:data:`MAX_NET_LAYERS`, :data:`MAX_NET_PARAMETERS`,
+    :data:`MAX_ROLLOUT`)."""
+    from sixtysix_env.actions import NUM_ACTIONS
+    from sixtysix_env.env.observation import OBS_SIZE
+
+    from .learning import PRIV_SIZE
+
+    kwargs = _readable(data, "policy_kwargs")
+    if "net_arch" in kwargs:
+        arch = _net_arch(kwargs["net_arch"], path)
+        n_in = OBS_SIZE + max(PRIV_SIZE, NUM_ACTIONS)
+        for part, sizes in arch.items():
+            widths = [n_in, *sizes, NUM_ACTIONS]
+            params = sum(a * b + b for a, b in zip(widths, widths[1:]))
+            if len(sizes) > MAX_NET_LAYERS or params > MAX_NET_PARAMETERS:
+                raise ModelFileError(
+                    f"{path}: net_arch {part} has {len(sizes)} layers and about {params:,} "
+                    f"parameters; a model here has at most {MAX_NET_LAYERS} layers and "
+                    f"{MAX_NET_PARAMETERS:,} parameters per network"
+                )
+    rollout = _int_field(data, "n_steps", path) * _int_field(data, "n_envs", path)
+    if rollout > MAX_ROLLOUT:
+        raise ModelFileError(
+            f"{path}: n_steps x n_envs is {rollout:,} transitions per rollout; at most "
+            f"{MAX_ROLLOUT:,} are built here"
+        )
+    for key in ("batch_size", "n_epochs"):
+        if _int_field(data, key, path) > MAX_ROLLOUT:
+            raise ModelFileError(f"{path}: {key} {data[key]} is over {MAX_ROLLOUT:,}")
 
 
 def check_model(path: str) -> dict[str, Any]:
     """Refuse (:class:`ModelFileError`) a model.zip :func:`load_model` would not load;
     else the objects that stand in for its serialized entries."""
     data = read_data_record(path)
+    check_bounds(data, path)
     unknown = serialized_entries(data) - REBUILT
     if unknown:
         raise ModelFileError(

@@ -35,7 +35,9 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -78,6 +80,59 @@ def is_sb3_zip(path: str) -> bool:
     return str(path).endswith(".zip")
 
 
+#: Bounds checked before anything in a model file is read beyond its zip directory.
+MAX_MODEL_BYTES = 256 * 1024 * 1024
+MAX_MODEL_MEMBERS = 16  # SB3 writes 6
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
+
+
+def check_model_file(path: str | os.PathLike, where: str) -> None:
+    """Refuse what is not a regular file of at most :data:`MAX_MODEL_BYTES` (a FIFO would
+    hang the reader, ``/dev/zero`` never end)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise SB3ModelError(f"{where} does not exist") from None
+    except (OSError, ValueError) as e:
+        raise SB3ModelError(f"{where} cannot be read ({e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SB3ModelError(f"{where} is not a regular file (a folder, FIFO or device)")
+    if st.st_size > MAX_MODEL_BYTES:
+        raise SB3ModelError(
+            f"{where} is {st.st_size} bytes; a model file is read up to {MAX_MODEL_BYTES}"
+        )
+
+
+def check_members(zf: zipfile.ZipFile, where: str) -> None:
+    """Few members, none over :data:`MAX_MEMBER_BYTES` uncompressed (as declared: a small
+    zip can declare gigabytes), nothing encrypted."""
+    infos = zf.infolist()
+    if len(infos) > MAX_MODEL_MEMBERS:
+        raise SB3ModelError(
+            f"{where}: the zip has {len(infos)} members; a model has at most {MAX_MODEL_MEMBERS}"
+        )
+    for info in infos:
+        if info.file_size > MAX_MEMBER_BYTES or info.flag_bits & 0x1:
+            raise SB3ModelError(
+                f"{where}: member {info.filename!r} declares {info.file_size} bytes"
+                + (" and is encrypted" if info.flag_bits & 0x1 else "")
+                + f"; a model's members are at most {MAX_MEMBER_BYTES} bytes, unencrypted"
+            )
+
+
+def read_model_record(path: str | os.PathLike, where: str | None = None) -> dict[str, Any]:
+    """The JSON ``data`` record of an SB3 model file, read as text (nothing unpickled), after
+    the file and its zip directory are checked against the bounds above."""
+    where = where or f"SB3 model {os.fspath(path)!r}"
+    check_model_file(path, where)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            check_members(zf, where)
+            return _data_record(zf, where)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as e:
+        raise SB3ModelError(f"{where} is not a readable zip file ({e})") from None
+
+
 def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
     try:
         info = zf.getinfo("data")
@@ -90,7 +145,7 @@ def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
         )
     try:
         data = json.loads(zf.read(info).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
+    except (UnicodeDecodeError, ValueError, RecursionError, zlib.error) as e:
         raise SB3ModelError(f"{where}: its 'data' record is not JSON ({e})") from None
     if not isinstance(data, dict):
         raise SB3ModelError(f"{where}: its 'data' record is not a JSON object")
@@ -206,10 +261,10 @@ def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, An
     inputs, training steps, SB3 version). Raises :class:`SB3ModelError` naming what is
     not supported."""
     where = f"SB3 model {os.fspath(path)!r}"
-    if not os.path.isfile(path):
-        raise SB3ModelError(f"{where} does not exist (or is not a file)")
+    check_model_file(path, where)
     try:
         with zipfile.ZipFile(path) as zf:
+            check_members(zf, where)
             data = _data_record(zf, where)
             kind, algorithm = _kind(data, where)
             inputs = _inputs(data, where)
@@ -218,8 +273,8 @@ def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, An
             state = _weights(zf, where)
             version = zf.read("_stable_baselines3_version").decode("utf-8", "replace").strip() \
                 if "_stable_baselines3_version" in zf.namelist() else None
-    except zipfile.BadZipFile as e:
-        raise SB3ModelError(f"{where} is not a zip file ({e})") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error) as e:
+        raise SB3ModelError(f"{where} is not a readable zip file ({e})") from None
     if kind == "q-network":
         layers = _layers(state, "q_net.q_net")
     else:

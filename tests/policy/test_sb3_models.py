@@ -195,7 +195,7 @@ def test_bad_files_and_options_are_refused(tmp_path):
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(str(tmp_path / "none.zip"))
     (tmp_path / "x.zip").write_text("not a zip")
-    with pytest.raises(PolicyFileError, match="not a zip file"):
+    with pytest.raises(PolicyFileError, match="not a readable zip file"):
         make_agent(str(tmp_path / "x.zip"))
     with zipfile.ZipFile(tmp_path / "y.zip", "w") as zf:
         zf.writestr("other", "x")

@@ -599,8 +599,10 @@ def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
          "-o", str(tmp_path / "p.npz"), "--eval-deals", "0"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert out.returncode == 1 and "refusing to load" in out.stderr and "'evil'" in out.stderr
-    assert not marker.exists() and not (tmp_path / "p.npz").exists()
+    # A model outside a run folder is any SB3 model to export: read without SB3's loader
+    # (sixtysix_env/policy/sb3.py), the entry ignored, nothing unpickled.
+    assert out.returncode == 0, out.stderr
+    assert not marker.exists() and (tmp_path / "p.npz").exists()
     run_dir = tmp_path / "run"
     (run_dir / "latest").mkdir(parents=True)
     (run_dir / "config.yaml").write_text("name: run\ntotal_timesteps: 64\n")

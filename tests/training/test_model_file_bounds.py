@@ -1,0 +1,100 @@
+"""A tampered run model is refused before anything is built from it (issue 54, item 3):
+layers, parameters, rollout size, members and member sizes bounded, only regular files
+read, every failure a ModelFileError naming the file and the bound."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sixtysix_training.model_file import (  # noqa: E402
+    MAX_NET_LAYERS,
+    MAX_ROLLOUT,
+    ModelFileError,
+    check_model,
+    load_model,
+)
+
+_DATA = {
+    "policy_class": {":type:": "<class 'abc.ABCMeta'>", ":serialized:": "x",
+                     "__module__": "sb3_contrib.common.maskable.policies"},
+    "observation_space": {":type:": "<class 'gymnasium.spaces.box.Box'>", ":serialized:": "x",
+                          "_shape": [349]},
+    "action_space": {":type:": "<class 'gymnasium.spaces.discrete.Discrete'>",
+                     ":serialized:": "x", "n": "34"},
+    "n_steps": 128, "n_envs": 4, "batch_size": 64, "n_epochs": 4,
+}
+
+
+def _zip(path, data=None, members=None) -> str:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", json.dumps(_DATA if data is None else data))
+        for name, raw in (members or {}).items():
+            zf.writestr(name, raw)
+    return str(path)
+
+
+def test_a_plain_record_passes_the_bounds(tmp_path):
+    assert "policy_class" in check_model(_zip(tmp_path / "m.zip"))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"policy_kwargs": {"net_arch": [4096] * 300}}, f"at most {MAX_NET_LAYERS} layers"),
+        ({"policy_kwargs": {"net_arch": [65536, 65536]}}, "parameters per network"),
+        ({"n_steps": 10**9}, f"at most {MAX_ROLLOUT:,}"),
+        ({"n_envs": 10**7}, "transitions per rollout"),
+        ({"n_steps": -5}, "n_steps -5 is not a positive integer"),
+        ({"n_steps": "many"}, "is not a positive integer"),
+        ({"batch_size": 10**12}, "batch_size"),
+    ],
+)
+def test_a_record_asking_for_too_much_is_refused_before_anything_is_built(tmp_path, change,
+                                                                          message):
+    data = {**_DATA, **change}
+    path = _zip(tmp_path / "m.zip", data)
+    with pytest.raises(ModelFileError, match=message) as e:
+        load_model(path)
+    assert path in str(e.value)
+
+
+def test_a_member_declaring_a_gigabyte_is_refused_unread(tmp_path):
+    path = tmp_path / "m.zip"
+    _zip(path, members={"policy.pth": b"\0" * 1024})
+    raw = bytearray(path.read_bytes())
+    # Declare 1 GiB uncompressed for policy.pth in its central directory entry.
+    at = raw.rfind(b"PK\x01\x02")  # the last entry: policy.pth
+    raw[at + 24:at + 28] = (1 << 30).to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ModelFileError, match="declares 1073741824 bytes"):
+        load_model(str(path))
+
+
+def test_too_many_members_are_refused(tmp_path):
+    path = _zip(tmp_path / "m.zip", members={f"m{i}": b"" for i in range(40)})
+    with pytest.raises(ModelFileError, match="members; a model has at most"):
+        load_model(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_or_device_is_refused_without_reading(tmp_path):
+    fifo = tmp_path / "model.zip"
+    os.mkfifo(fifo)
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        load_model(str(fifo))
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(ModelFileError, match="not a regular file"):
+            load_model("/dev/zero")
+
+
+def test_damaged_weights_are_a_model_file_error_naming_the_file(tmp_path):
+    path = _zip(tmp_path / "m.zip", members={"policy.pth": b"not torch at all"})
+    with pytest.raises(ModelFileError, match="cannot be loaded as a run's model") as e:
+        load_model(path)
+    assert path in str(e.value)

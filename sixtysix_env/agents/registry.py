@@ -166,9 +166,13 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
     ``"package.module:Class:key=value"`` -> ``("package.module:Class", {...})``.
     """
-    if spec.endswith(FILE_SUFFIXES) or ":" not in spec or os.path.exists(spec):
+    if ":" not in spec or os.path.exists(spec):
         return spec, {}
     name, _, opts = spec.partition(":")
+    if spec.endswith(FILE_SUFFIXES) and name not in _FACTORIES and name not in _shipped():
+        # A file's path with a colon in it; but "expert:prior=my.npz" is an agent's
+        # options whose last value names a file.
+        return spec, {}
     cls = _class_part(opts)
     if cls is not None and name not in _FACTORIES and name not in _shipped():
         name, opts = f"{name}:{cls[0]}", cls[1]

@@ -426,3 +426,18 @@ def test_an_agent_class_of_ones_own_by_module_and_class(tmp_path, monkeypatch):
     ]:
         with pytest.raises(AgentSpecError, match=message):
             make_agent(spec)
+
+
+def test_an_option_naming_a_file_last_is_an_option_not_a_path(tmp_path):
+    """Issue 54, item 10: ``expert:prior=x.npz`` as the last option was read as a file name."""
+    from sixtysix_env.agents import parse_agent_spec
+
+    assert parse_agent_spec("expert:samples=2,prior=x.npz") == (
+        "expert", {"samples": 2, "prior": "x.npz"})
+    assert parse_agent_spec("guided:prior=sixtysix-ppo.npz") == (
+        "guided", {"prior": "sixtysix-ppo.npz"})
+    assert parse_agent_spec("runs/a:b/policy.npz") == ("runs/a:b/policy.npz", {})
+    assert parse_agent_spec("my.zip") == ("my.zip", {})
+    path = tmp_path / "expert:odd.npz"  # an existing file is a file, whatever its name
+    path.write_bytes(b"")
+    assert parse_agent_spec(str(path)) == (str(path), {})

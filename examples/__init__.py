@@ -1,0 +1,1 @@
+"""Examples that are not part of the installed package (docs/own-agent.md)."""

@@ -1,0 +1,166 @@
+"""docs/own-agent.md's RLlib section, run as written: its code trains an RLlib Algorithm on
+the adapter and saves a checkpoint, its commands evaluate the checkpoint and export it; the
+agent then plays the trained module's own greedy moves.
+
+Needs Ray RLlib (the ``[rllib]`` extra; CI runs this file in its own virtual environment,
+``.venv-ci-rllib``, see ``.ci/run``) and is skipped without it. Nothing heavy is imported
+at the top (the fast lane collects this file).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "own-agent.md"
+SPEC = "examples.own_agents.rllib_agent:RLlibAgent:path={path}"
+
+
+def page_section(title: str) -> tuple[str, list[str]]:
+    """The python code and the shell commands of the page's section ``## title``."""
+    text = PAGE.read_text(encoding="utf-8")
+    body = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    code = "\n".join(re.findall(r"```python\n(.*?)```", body, re.S))
+    blocks = re.findall(r"```bash\n(.*?)```", body, re.S)
+    return code, [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def run_command(line: str, cwd: Path) -> str:
+    """One of the page's commands as a user runs it from the repository's root (here the
+    files it names are in ``cwd``, the repository on the path), with 2 deals, not 100."""
+    argv = shlex.split(line.replace("--deals 100", "--deals 2"))
+    program = {"sixtysix": [sys.executable, "-m", "sixtysix_env"], "python": [sys.executable]}
+    paths = [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    done = subprocess.run(
+        program[argv[0]] + argv[1:], cwd=cwd, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+    )
+    assert done.returncode == 0, f"{line}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+class Recorder:
+    """An agent that keeps every observation it was given, with its answer."""
+
+    def __init__(self, agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.seen: list = []
+
+    def act(self, view, rng: random.Random) -> int:
+        from sixtysix_env.env.observation import observe_view
+
+        action = self.agent.act(view, rng)
+        self.seen.append((observe_view(view), view, action))
+        return action
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """The section's code run in a fresh folder on a small local Ray: its namespace (the
+    trained ``algo``), the folder (the checkpoint) and the section's commands."""
+    pytest.importorskip("ray.rllib")
+    import ray
+    import torch
+
+    threads = torch.get_num_threads()
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20)
+    code, commands = page_section("RLlib")
+    folder = tmp_path_factory.mktemp("rllib")
+    here = os.getcwd()
+    os.chdir(folder)
+    namespace: dict = {"__name__": "own_agent_page"}
+    try:
+        exec(compile(code, f"{PAGE} (RLlib)", "exec"), namespace)
+        yield namespace, folder, commands
+    finally:
+        os.chdir(here)
+        if "algo" in namespace:
+            namespace["algo"].stop()
+        ray.shutdown()
+        torch.set_num_threads(threads)
+
+
+def test_the_page_trains_saves_evaluates_and_exports(page):
+    _, folder, commands = page
+    assert (folder / "rllib_checkpoint" / "learner_group").is_dir()
+    assert [c.split()[:2] for c in commands] == [["sixtysix", "eval"], ["python", "-m"],
+                                                 ["sixtysix", "eval"]]
+    for line in commands:
+        out = run_command(line, folder)
+        if "eval" in line:
+            assert re.search(r"heuristic\s.*\s4\s", out), out  # 2 paired deals: 4 hands
+    assert (folder / "rllib.npz").is_file()
+
+
+def test_the_agent_plays_the_trained_modules_own_moves(page, tmp_path):
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from examples.own_agents.rllib_agent import to_policy_file
+    from sixtysix_env.agents import make_agent
+    from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
+    from sixtysix_env.evaluation import evaluate
+
+    namespace, folder, _ = page
+    checkpoint = folder / "rllib_checkpoint"
+    agent = Recorder(make_agent(SPEC.format(path=checkpoint)))
+    result = evaluate([agent, "heuristic"], deals=4, seed=3)
+    assert result.complete and len(agent.seen) > 30
+
+    module = namespace["algo"].get_module("shared")  # the trained module, still in memory
+    dist_class = module.get_inference_action_dist_cls()
+    to_policy_file(str(checkpoint), str(tmp_path / "exported.npz"))
+    exported = make_agent(str(tmp_path / "exported.npz"))
+    rng = random.Random(0)
+    not_first = 0
+    for obs, view, action in agent.seen:
+        mask = obs["action_mask"]
+        assert mask[action] == 1, (action, view.legal_actions())
+        batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(obs["observation"])[None],
+                               MASK_KEY: torch.from_numpy(mask.astype("float32"))[None]}}
+        with torch.no_grad():
+            logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        own = int(dist_class.from_logits(logits).to_deterministic().sample()[0])
+        assert action == own
+        assert exported.act(view, rng) == action
+        not_first += action != view.legal_actions()[0]
+    assert not_first > 0  # the network chose, not the order of the legal actions
+
+
+def test_a_checkpoint_of_several_modules_needs_a_name(page, tmp_path):
+    from examples.own_agents.rllib_agent import module_folder
+
+    _, folder, _ = page
+    checkpoint = folder / "rllib_checkpoint"
+    assert module_folder(str(checkpoint)).endswith(os.path.join("rl_module", "shared"))
+    fake = tmp_path / "two" / "learner_group" / "learner" / "rl_module"
+    (fake / "a").mkdir(parents=True)
+    (fake / "b").mkdir()
+    with pytest.raises(ValueError, match="holds the modules a, b; name one with module=NAME"):
+        module_folder(str(tmp_path / "two"))
+    assert module_folder(str(tmp_path / "two"), "b") == str(fake / "b")
+    with pytest.raises(ValueError, match="no checkpoint folder .*algo.save_to_path"):
+        module_folder(str(tmp_path / "none"))
+
+
+def test_the_cost_script_runs_on_the_pages_checkpoint(page):
+    """A smoke run of benchmarks/own_agents.py (the page's costs); it times, nothing here does."""
+    _, folder, _ = page
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "own_agents.py"), "--hands", "3",
+         "--rllib", str(folder / "rllib_checkpoint")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for label in ("RLlib: RLlibAgent.act", "RLlib: forward_inference", "RLlib: exported .npz",
+                  "machine: "):
+        assert label in done.stdout, done.stdout

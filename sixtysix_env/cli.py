@@ -3,6 +3,12 @@
 Each subcommand lives in its own module that defines ``add_arguments(parser)``
 and ``run(args) -> int``; only the module of the command asked for is
 imported, so ``sixtysix demo`` needs nothing beyond the core package.
+
+Exit status, the same in every command: 0 done; 2 a usage error, said on
+stderr before anything runs (an unknown command, option or agent, an agent
+option it does not take, a value out of range, a file that is not there);
+1 a failure while running (an agent's illegal move, a file broken mid-run);
+130 and 143 stopped by Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -120,7 +126,10 @@ def _run(name: str, argv: list[str]) -> int:
         module = importlib.import_module(module_name)
         parser = argparse.ArgumentParser(prog=f"sixtysix {name}", description=text)
         module.add_arguments(parser)
-        args = parser.parse_args(argv[1:])
+        try:
+            args = parser.parse_args(argv[1:])
+        except SystemExit as e:  # --help (0) or a bad option (2, said on stderr): returned
+            return 0 if e.code is None else e.code if isinstance(e.code, int) else 2
         return int(module.run(args) or 0)
     except ModuleNotFoundError as e:
         message = _missing_extra(name, e)

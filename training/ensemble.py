@@ -337,6 +337,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.endswith(".npz"):
         print(f"sixtysix ensemble: the output must end in .npz, got {args.output!r}", file=sys.stderr)
         return 2
+    try:  # an unknown policy is a usage error, as an unknown agent is in every command
+        missing = [p for p in args.policies if not os.path.isfile(_resolve(p))]
+    except ValueError as e:
+        print(f"sixtysix ensemble: {e}", file=sys.stderr)
+        return 2
+    if missing:
+        print(
+            f"sixtysix ensemble: no policy file {', '.join(map(repr, missing))}",
+            file=sys.stderr,
+        )
+        return 2
     if args.weights is not None and len(args.weights) != len(args.policies):
         print(
             f"sixtysix ensemble: {len(args.weights)} weights for {len(args.policies)} policies",

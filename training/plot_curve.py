@@ -336,6 +336,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not os.path.exists(args.source):  # a usage error, as an unknown agent is elsewhere
+        print(f"sixtysix plot-curve: {args.source!r} does not exist", file=sys.stderr)
+        return 2
     try:
         log = find_log(args.source)
         records = read_log(log)

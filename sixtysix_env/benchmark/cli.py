@@ -7,21 +7,50 @@ import os
 import shlex
 import sys
 
+from ..agents import make_agent
 from ..errors import SixtySixError
 from ..evaluation.cli import add_address_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
 from ..files import write_json
-from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
+from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, get_protocol
 from .report import markdown_rows
-from .run import BenchmarkResult, BenchmarkStopped, Opponent, PairStore, benchmark, file_stem
+from .run import (
+    BenchmarkResult,
+    BenchmarkStopped,
+    Opponent,
+    PairStore,
+    benchmark,
+    estimate,
+    file_stem,
+    pairs_to_play,
+    time_pairs,
+)
+
+EPILOG = """\
+how long it takes:
+  A full run takes about 20 minutes on a machine of 2 cores (19 min, as a user
+  measured it), --quick a few minutes at most (45 s for random, 61 s for
+  sixtysix-ppo-v4, measured on 2 busy cores). Most of it is the rounds against
+  expert and guided, whose decisions cost tens of milliseconds; --workers N
+  shares the deals over N processes. Before it starts, the command says on
+  stderr how long it expects to take, from the protocol's counts and a short
+  timing (the first paired deal of each pair it will play).
+
+examples:
+  sixtysix benchmark path/to/policy.npz --quick
+  sixtysix benchmark path/to/policy.npz --out-dir bench --workers 2
+  sixtysix leaderboard bench -o leaderboard.md"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..evaluation.cli import agent_names_help
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = f"{agent_names_help()}\n\n{EPILOG}"
     parser.add_argument(
         "agents", nargs="*",
-        help="agents to benchmark: a name (sixtysix agents lists them), NAME:key=value,..., "
-        "a policy file (.npz), or an agent class of your own as package.module:ClassName",
+        help="agents to benchmark (the kinds of name are below)",
     )
     parser.add_argument("--ladder", action="store_true",
                         help="benchmark every rung of the ladder too (its round robin; "
@@ -29,8 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=sorted(PROTOCOLS),
                         help=f"the protocol (default {DEFAULT_PROTOCOL})")
     parser.add_argument("--quick", action="store_true",
-                        help="the first few deals of the protocol only: a smoke test, not "
-                        "figures to cite")
+                        help="the first few deals of the protocol only (a few minutes, most "
+                        "of them against expert and guided): a smoke test, not figures to cite")
     parser.add_argument("--json", metavar="PATH", help="write the (one) agent's figures here")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="write each agent's figures to DIR/NAME.json, and keep the pairs "
@@ -101,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             address = ray_address(args.address)
         except RayAddressError as e:
             problem = str(e)
+    if problem is None:
+        problem = _unknown_agent(args.agents)
     if problem is not None:
         print(f"sixtysix benchmark: {problem}", file=sys.stderr)
         return 2
@@ -110,12 +141,19 @@ def run(args: argparse.Namespace) -> int:
         os.makedirs(args.out_dir, exist_ok=True)
         cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
     print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
+    try:
+        print(f"sixtysix benchmark: {_estimate(agents, protocol, args.workers, cache)}",
+              file=sys.stderr, flush=True)
+    except SixtySixError as e:  # an agent that fails on its first deal
+        print(f"sixtysix benchmark: {e}", file=sys.stderr)
+        return 1
 
     def save(result: BenchmarkResult) -> None:
+        if not (args.out_dir or args.json):
+            return
         path = args.json or os.path.join(args.out_dir, f"{file_stem(result.agent)}.json")
-        if args.out_dir or args.json:
-            result.save_json(path)
-            print(f"  {result.agent}: figures saved to {path}", flush=True)
+        result.save_json(path)
+        print(f"  {result.agent}: figures saved to {path}", flush=True)
 
     try:
         with sigterm_as_interrupt():  # between pairs too: SIGTERM stops as Ctrl-C does
@@ -139,4 +177,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"  the ladder's ratings saved to {path}")
     print()
     print(markdown_rows(results))
+    print(f"\nElo: {protocol.anchor} = {protocol.anchor_elo:g}, the ladder's scale "
+          "(Bradley-Terry on hands won, a tie counts half); ms/decision: the median against "
+          f"{protocol.anchor}")
     return 0
+
+
+def _unknown_agent(agents: list[str]) -> str | None:
+    """What is wrong with an agent to benchmark (an unknown name, a bad option, a
+    policy file that cannot be read), or None: said before anything starts."""
+    for spec in agents:
+        try:
+            make_agent(spec)
+        except SixtySixError as e:  # AgentSpecError, PolicyFileError
+            return str(e)
+    return None
+
+
+def _estimate(agents: list[str], protocol: Protocol, workers: int,
+              cache: PairStore | None) -> str:
+    """The line that says how long the run will take (from a short timing of each pair)."""
+    every = pairs_to_play(agents, protocol)
+    pairs = [p for p in every if cache is None or p not in cache]
+    timed, ms, took = time_pairs(pairs, protocol)
+    return estimate(timed, protocol, ms, agents=agents, workers=workers,
+                    kept=len(every) - len(pairs), timing_seconds=took).describe()

@@ -1,12 +1,65 @@
-"""The benchmark's tables: a Markdown row per agent, and the leaderboard page."""
+"""The benchmark's tables: a Markdown row per agent, and the leaderboard page.
+
+What they publish names no place on the machine a file was made on: an agent's
+file and a recorded command's paths outside the folder it ran in appear by their
+base names (:func:`public_command`).
+"""
 
 from __future__ import annotations
 
+import ntpath
+import os
+import re
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from .protocol import Protocol, get_protocol
 from .run import BenchmarkResult
+
+#: Options of the commands whose value is a machine's address, not a file: left out of
+#: a published command (the figures do not depend on them).
+_MACHINE_OPTIONS = ("--address",)
+
+#: A path outside the folder a command ran in: absolute, in a home folder (~), or
+#: climbing out of it (..).
+_OUTSIDE = re.compile(r"^[/~\\]|(^|[/\\])\.\.([/\\]|$)")
+
+
+def public_path(path: str) -> str:
+    """``path`` as a published page shows it: a path outside the folder the command ran in
+    (absolute, ``~``, ``..``) by its base name, which names no place on the machine; a path
+    below that folder as it is."""
+    if not _OUTSIDE.search(path):
+        return path
+    return ntpath.basename(path.rstrip("/\\")) or path
+
+
+def public_name(spec: str) -> str:
+    """An agent spec as a published page shows it: a file's path by :func:`public_path`, its
+    options (``path.npz:key=value``, ``expert:prior=/x/y.npz``) kept."""
+    return re.sub(r"[^:=,]+", lambda m: public_path(m.group(0)), spec)
+
+
+def public_command(command: str) -> str:
+    """A recorded command as a published page shows it: every path outside the folder it
+    ran in by its base name (:func:`public_path`), a Ray ``--address`` left out."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:  # unbalanced quotes: word by word
+        parts = command.split()
+    out: list[str] = []
+    skip = False
+    for part in parts:
+        if skip:
+            skip = False
+            continue
+        option, eq, _ = part.partition("=")
+        if option in _MACHINE_OPTIONS:
+            skip = not eq
+            continue
+        out.append(public_name(part))
+    return " ".join(shlex.quote(p) for p in out)
 
 
 def _gp(x: float | None, ci: list[float] | None) -> str:
@@ -42,7 +95,7 @@ def hands_header(protocol: Protocol) -> list[str]:
 def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
     """The agent's Markdown row: Elo, game points per hand against each rung, ms per decision."""
     by = {o.name: o for o in r.opponents}
-    cells = [f"`{r.agent}`", _elo(r)]
+    cells = [f"`{public_name(r.agent)}`", _elo(r)]
     for rung in protocol.ladder:
         o = by.get(rung)
         cells.append("(itself)" if o is None else _gp(o.gp_per_hand, o.gp_ci95))
@@ -52,7 +105,7 @@ def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
 
 def matches_row(r: BenchmarkResult, protocol: Protocol) -> str:
     by = {o.name: o for o in r.opponents}
-    cells = [f"`{r.agent}`"]
+    cells = [f"`{public_name(r.agent)}`"]
     for rung in protocol.ladder:
         o = by.get(rung)
         cells.append("(itself)" if o is None else _rate(o.match_rate, o.match_ci95))
@@ -85,12 +138,14 @@ def _exploit_rows(
     by_agent = {r.agent: r for r in results}
     for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
         lines.append(_row([
-            f"`{e['target']}`", _gp(e["gp_per_hand"], e["gp_ci95"]), f"{e['deals']:,}",
+            f"`{public_name(e['target'])}`", _gp(e["gp_per_hand"], e["gp_ci95"]),
+            f"{e['deals']:,}",
             _start(e.get("start")), f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min",
             _ladder_best(by_agent.get(e["target"])),
         ]))
     lines += ["", "The commands:", ""]
-    lines += [f"    {e['command']}" for e in sorted(exploits, key=lambda e: e["target"])]
+    lines += [f"    {public_command(e['command'])}"
+              for e in sorted(exploits, key=lambda e: e["target"])]
     return lines
 
 
@@ -110,33 +165,68 @@ def _start(start: dict[str, Any] | None) -> str:
         return "–"
     if start.get("from") == "init":
         plain = ", played once" if start.get("symmetry_dropped") else ""
-        return f"the weights of `{start['agent']}`{plain}"
-    return f"a clone of `{start['agent']}`"
+        return f"the weights of `{public_name(start['agent'])}`{plain}"
+    return f"a clone of `{public_name(start['agent'])}`"
+
+
+def _protocol_name(name: str, quick: bool) -> str:
+    return f"{name} --quick" if quick else name
+
+
+def _listed(names: Sequence[str], most: int = 6) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def one_protocol(
+    results: Sequence[BenchmarkResult], files: Sequence[str] | None = None
+) -> Protocol:
+    """The protocol all ``results`` were played under; ValueError naming each file (or
+    agent, without ``files``) and its protocol if they differ or one is unknown."""
+    where = [os.path.basename(f) for f in files] if files else [f"`{r.agent}`" for r in results]
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for w, r in zip(where, results):
+        groups.setdefault((r.protocol, r.quick), []).append(w)
+    if len(groups) > 1:
+        said = "; ".join(f"{_protocol_name(*key)}: {_listed(ws)}" for key, ws in
+                         sorted(groups.items(), key=lambda kv: len(kv[1])))
+        quick = [w for (_, q), ws in groups.items() if q for w in ws]
+        if quick and len({name for name, _ in groups}) == 1:
+            fix = (f"move the --quick result{'s' if len(quick) > 1 else ''} "
+                   f"({_listed(quick)}) out of the folder, or benchmark "
+                   f"{'them' if len(quick) > 1 else 'it'} again without --quick")
+        else:
+            fix = "keep the files of one protocol in the folder"
+        raise ValueError(f"the results come from different protocols ({said}); a leaderboard "
+                         f"takes one: {fix}")
+    (name, quick), = groups
+    try:
+        return get_protocol(name, quick=quick)
+    except ValueError as e:
+        raise ValueError(f"{_listed(where)}: {e}") from None
 
 
 def leaderboard(
     results: Sequence[BenchmarkResult],
     exploits: Sequence[dict[str, Any]] = (),
     command: str = "",
+    files: Sequence[str] | None = None,
 ) -> str:
-    """The leaderboard page: every benchmarked agent by Elo, its hands, matches and files."""
+    """The leaderboard page: every benchmarked agent by Elo, its hands, matches and files
+    (``files``: the results' file paths, named when they are refused)."""
     if not results:
         raise ValueError("no benchmark results to put on a leaderboard")
-    names = {(r.protocol, r.quick) for r in results}
-    if len(names) > 1:
-        raise ValueError(
-            f"the results come from different protocols {sorted(names)}; a leaderboard takes one"
-        )
-    protocol = get_protocol(results[0].protocol, quick=results[0].quick)
+    protocol = one_protocol(results, files)
     ranked = sorted(results, key=lambda r: (-(r.elo if r.elo is not None else -1e9), r.agent))
     quick = " (quick: not figures to cite)" if protocol.quick else ""
     out = [
         f"# Leaderboard: {protocol.name}{quick}",
         "",
         "<!-- Generated; do not edit by hand. -->",
-        f"Generated by `{command}` from the benchmark files beside it. Each file was made "
-        "by the command it records (below); the same command gives the same figures on any "
-        "machine, with any number of workers. Times per decision depend on the machine.",
+        f"Generated by `{public_command(command)}` from the benchmark files beside it. Each "
+        "file was made by the command it records (below); the same command gives the same "
+        "figures on any machine, with any number of workers. Times per decision depend on "
+        "the machine.",
         "",
         f"Protocol {protocol.describe()}.",
         "",
@@ -178,10 +268,12 @@ def _file_rows(ranked: Sequence[BenchmarkResult]) -> list[str]:
     ]
     for r in ranked:
         f = r.agent_file
-        where = "built in" if f is None else f"`{f['path']}` ({f['sha256'][:16]})"
-        out.append(_row([f"`{r.agent}`", where, r.package_version, r.machine, str(r.workers),
-                         f"{r.wall_seconds / 60:.1f} min"]))
-    commands = sorted({r.command for r in ranked if r.command})
+        where = ("built in" if f is None
+                 else f"`{ntpath.basename(f['path'])}` ({f['sha256'][:16]})")
+        out.append(_row([f"`{public_name(r.agent)}`", where, r.package_version, r.machine,
+                         str(r.workers), f"{r.wall_seconds / 60:.1f} min"]))
+    commands = sorted({public_command(r.command) for r in ranked if r.command})
     if commands:
-        out += ["", "Made by:", "", *(f"    {c}" for c in commands)]
+        out += ["", "Made by (a path outside the folder a command ran in is shown by its base "
+                "name, and a Ray --address is left out):", "", *(f"    {c}" for c in commands)]
     return out

@@ -15,11 +15,12 @@ points per hand with a 95% confidence interval (over paired deals: the two
 hands of a deal are averaged first, so the interval reflects the pairing),
 hands won, and, with ``--matches``, matches won with a 95% Wilson interval.
 The field gets a Bradley-Terry (Elo-scale) rating fitted to hand results
-(match results with ``--matches``), anchored at ``random`` = 1000 when
-``random`` is in the field (else the first agent). The same seed gives the
-same numbers, whatever the number of worker processes, as long as the
-agents themselves are deterministic given their random generator (the
-expert's optional time budget is not).
+(match results with ``--matches``), anchored as the benchmark's is, at
+``heuristic`` = 1500, when ``heuristic`` is in the field (else ``random`` =
+1000, else the first agent = 1000); the table's title names the anchor.
+The same seed gives the same numbers, whatever the number of worker
+processes, as long as the agents themselves are deterministic given their
+random generator (the expert's optional time budget is not).
 
 An agent that returns an illegal action stops the run with an error naming
 the agent, the action and the legal actions; that error, Ctrl-C or SIGTERM

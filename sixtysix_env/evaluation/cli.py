@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 
 from ..errors import SixtySixError
 from ..rules import PRESETS
@@ -14,11 +15,45 @@ from .result import EvalResult
 from .runner import NOT_STARTED, evaluate
 
 
+def agent_names_help() -> str:
+    """The kinds of agent name a command takes, an example of each (an epilog for --help)."""
+    from ..agents.registry import builtin_names
+    from ..shipped import shipped_names
+
+    shipped = shipped_names()
+    named = (f"{shipped[0]}; all: {', '.join(shipped)}" if shipped
+             else "(none installed with this package)")
+    return "\n".join([
+        "agent names, by kind (an example of each):",
+        f"  built in          {', '.join(builtin_names())}",
+        "                    with options as NAME:key=value,...: expert:samples=16",
+        textwrap.fill(named, width=79, initial_indent="  shipped policy    ",
+                      subsequent_indent=" " * 20, break_on_hyphens=False),
+        "  policy file       path/to/policy.npz (made by sixtysix export)",
+        "  SB3 model         path/to/model.zip: a model saved by model.save",
+        "                    (needs the [train] extra)",
+        "  your own class    package.module:ClassName (an agent with act(view, rng);",
+        "                    options as package.module:ClassName:key=value)",
+        "'sixtysix agents' lists the names with their figures.",
+    ])
+
+
+EPILOG = """\
+examples:
+  sixtysix eval random heuristic expert --deals 1000 --workers 2
+  sixtysix eval path/to/policy.npz sixtysix-ppo heuristic --matches 200 --json eval.json
+
+The ratings (Bradley-Terry, Elo scale) are anchored as the benchmark's are, at
+heuristic = 1500, when heuristic plays; else at random = 1000, else at the
+first agent = 1000. The table's title names the anchor."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = f"{agent_names_help()}\n\n{EPILOG}"
     parser.add_argument(
         "agents", nargs="+",
-        help="agents: random, heuristic, expert, NAME:key=value,... (e.g. expert:samples=16), "
-        "or a policy file (.npz)",
+        help="the agents to rank, two or more (the kinds of name are below)",
     )
     n = parser.add_mutually_exclusive_group()
     n.add_argument("--deals", type=int, help="paired deals per pair, 2 hands each (default 200)")
@@ -72,8 +107,14 @@ def _show(res: EvalResult, plain: bool) -> None:
 
 
 def _failed(e: SixtySixError, args: argparse.Namespace) -> int:
-    """Show what was measured before the error, and the error."""
+    """Show what was measured before the error, and the error. An error before any game
+    (an unknown agent, a bad option, a policy file that cannot be read: the evaluation
+    attaches a partial result to every error once play starts) is a usage error: 2; one
+    while playing is 1."""
     partial = getattr(e, "partial_result", None)
+    if partial is None:
+        print(f"sixtysix eval: {e}", file=sys.stderr)
+        return 2
     if partial is not None and (partial.pairs and any(p.deals for p in partial.pairs)):
         _show(partial, args.plain)
     print(f"sixtysix eval: {e}", file=sys.stderr)

@@ -66,7 +66,9 @@ def _title(res: EvalResult) -> str:
 
 def _ratings_title(res: EvalResult) -> str:
     basis = "hands" if res.mode == HAND else "matches"
-    return f"Ratings (Bradley-Terry on {basis}, {res.elo_anchor} = 1000) and time per decision"
+    rating = res.elo.get(res.elo_anchor)
+    anchor = res.elo_anchor if rating is None else f"{res.elo_anchor} = {rating:.0f}"
+    return f"Ratings (Bradley-Terry on {basis}, anchored at {anchor}) and time per decision"
 
 
 def _text_table(head: list[str], rows: list[list[str]]) -> str:

@@ -16,6 +16,19 @@ from .result import PairStats
 #: The two-sided 95% quantile of the standard normal distribution.
 Z95 = 1.959963984540054
 
+#: The ratings' anchor: the first of these agents in the field, at its rating
+#: (``heuristic`` = 1500 as in the benchmark's ladder); else the first agent at 1000.
+ELO_ANCHORS: tuple[tuple[str, float], ...] = (("heuristic", 1500.0), ("random", 1000.0))
+FALLBACK_ELO = 1000.0
+
+
+def elo_anchor(names: Sequence[str]) -> tuple[int, float]:
+    """(the index of the anchor agent among ``names``, its rating): see :data:`ELO_ANCHORS`."""
+    for name, rating in ELO_ANCHORS:
+        if name in names:
+            return list(names).index(name), rating
+    return 0, FALLBACK_ELO
+
 
 def _mean_ci(xs: Sequence[float]) -> tuple[float | None, list[float] | None]:
     if not xs:
@@ -132,8 +145,9 @@ def summarise(
     """(each pair's figures, the ratings, the rating anchor) from the records of ``mode``.
 
     Ratings are fitted to hands (ties count half) in hand mode and to
-    matches in match mode; the anchor is ``random`` when it played, else
-    the first agent.
+    matches in match mode; the anchor is ``heuristic`` = 1500 when it played
+    (the benchmark's scale), else ``random`` = 1000, else the first agent =
+    1000 (:data:`ELO_ANCHORS`).
     """
     records = sorted(records, key=lambda r: (r.pair, r.index))
     stats = [PairStats(names[i], names[j]) for i, j in pairs]
@@ -169,6 +183,6 @@ def summarise(
             if st.matches:
                 st.match_rate_a = st.matches_won_a / st.matches
                 st.match_ci95 = _wilson(st.matches_won_a, st.matches)
-    anchor = names.index("random") if "random" in names else 0
-    elo = bradley_terry(names, wins, anchor=anchor) if wins else {}
+    anchor, rating = elo_anchor(names)
+    elo = bradley_terry(names, wins, anchor=anchor, anchor_rating=rating) if wins else {}
     return stats, elo, names[anchor]

@@ -201,12 +201,10 @@ class TerminalGame:
     # -- input ------------------------------------------------------------------
 
     def numbered(self, view: PlayerView) -> list[int]:
-        """Actions by the numbers shown: each card of the hand, then exchange, close."""
-        out = [card_for_move(view, c) for c in sort_hand(view.hand, view.trump_suit)]
-        for m in moves(view):
-            if m.kind in ("exchange", "close"):
-                out.append(m.action)
-        return out
+        """Actions by the numbers shown: each card that may be played now, in the hand's
+        order (a card that cannot, once the stock is closed or used up, gets no number),
+        then exchange, close."""
+        return [m.action for m in moves(view)]
 
     def parse(self, text: str, view: PlayerView) -> int:
         """The action meant by a line of input; IllegalMove (with the reason) if none."""
@@ -306,8 +304,9 @@ class TerminalGame:
         special moves (exchange, close) you may make now."""
         self.write("Your hand:")
         nums = self.numbered(view)
+        number = {m.card: (i, m.action) for i, m in enumerate(moves(view), start=1)
+                  if m.card is not None}
         marriage_suits = set()
-        n = 0
         hand = sort_hand(view.hand, view.trump_suit)
         for suit in suit_order(view.trump_suit):
             cs = [c for c in hand if c // NUM_RANKS == suit]
@@ -315,9 +314,12 @@ class TerminalGame:
                 continue
             items = []
             for c in cs:
-                n += 1
+                if c not in number:  # not playable now: no number to type
+                    items.append(f"    {self._style(self.name(c), _DIM)}")
+                    continue
+                n, action = number[c]
                 mark = ""
-                if nums[n - 1] >= FIRST_MARRIAGE:
+                if action >= FIRST_MARRIAGE:
                     mark = self._style("*", _YELLOW)
                     marriage_suits.add(suit)
                 items.append(f"{n:>2}) {self.name(c)}{mark}")
@@ -337,7 +339,7 @@ class TerminalGame:
                 + f"  ({self.strict_reason(view)})"
             )
         specials = []
-        for i, a in enumerate(nums[len(hand):], start=len(hand) + 1):
+        for i, a in enumerate(nums[len(number):], start=len(number) + 1):
             if a == EXCHANGE:
                 nine = card(view.trump_suit, NINE)
                 specials.append(

@@ -475,9 +475,29 @@ def make_server(
 # -- the command ----------------------------------------------------------------
 
 
+MIN_PORT, MAX_PORT = 1, 65535
+
+
+def port_number(text: str) -> int:
+    """A TCP port from 1 to 65535 (argparse type). 0, which would let the system pick a
+    free port, is refused too: the page's address must be one a person can type."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a port is a whole number from {MIN_PORT} to {MAX_PORT}, got {text!r}"
+        ) from None
+    if not MIN_PORT <= port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(
+            f"a port is a whole number from {MIN_PORT} to {MAX_PORT}, got {port}"
+        )
+    return port
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8066, help="port (default 8066)")
+    parser.add_argument("--port", type=port_number, default=8066,
+                        help=f"port, {MIN_PORT}-{MAX_PORT} (default 8066)")
     parser.add_argument(
         "--opponent",
         action="append",

@@ -429,7 +429,7 @@ def test_an_agent_class_of_ones_own_by_module_and_class(tmp_path, monkeypatch):
 
 
 def test_an_option_naming_a_file_last_is_an_option_not_a_path(tmp_path):
-    """Issue 54, item 10: ``expert:prior=x.npz`` as the last option was read as a file name."""
+    """``expert:prior=x.npz``: a last option naming a file is an option, not a path."""
     from sixtysix_env.agents import parse_agent_spec
 
     assert parse_agent_spec("expert:samples=2,prior=x.npz") == (

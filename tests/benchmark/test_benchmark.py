@@ -239,7 +239,7 @@ def test_cli_refuses_bad_options_at_once(argv, message, capsys, tmp_path, monkey
 
 
 def test_cli_names_an_unknown_agent(tiny, capsys):
-    assert cli.main(["benchmark", "nobody", "--protocol", "test-tiny", "--no-progress"]) == 1
+    assert cli.main(["benchmark", "nobody", "--protocol", "test-tiny", "--no-progress"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
 
 

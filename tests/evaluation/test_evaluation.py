@@ -82,7 +82,7 @@ def test_short_evaluation_is_reproducible_by_seed():
         assert r.elo == r1.elo
     other = evaluate(agents[:2], deals=6, seed=12)
     assert [p.hands for p in other.pairs] == [12]
-    assert r1.complete and r1.elo["random"] == 1000.0
+    assert r1.complete and r1.elo["heuristic"] == 1500.0 and r1.elo_anchor == "heuristic"
 
 
 def test_evaluation_figures_are_consistent():
@@ -92,7 +92,7 @@ def test_evaluation_figures_are_consistent():
     assert p.hands_won_a + p.hands_won_b + p.hands_tied == 80
     assert p.gp_ci95[0] < p.gp_per_hand < p.gp_ci95[1]
     assert p.gp_per_hand < 0  # random loses to the heuristic
-    assert res.elo["heuristic"] > res.elo["random"] == 1000.0
+    assert res.elo["random"] < res.elo["heuristic"] == 1500.0  # the benchmark's anchor
     assert p.matches == 0 and p.match_rate_a is None
     assert "heuristic" in res.timing and res.timing["heuristic"]["decisions"] > 0
     d = res.to_dict()

@@ -184,3 +184,38 @@ def test_illegal_click_is_refused_and_new_match_starts_over(page, server):
     idle(page)
     assert page.inner_text("#your-tricks") == "1 trick"
     assert page.errors == []
+
+
+@pytest.fixture(scope="module")
+def lead_server():
+    """A server whose first match the computer leads (seed 1: the computer is to move)."""
+    from sixtysix_env.play.session import COMPUTER, GameSession
+
+    assert GameSession("random", seed=1).view().to_move == COMPUTER
+    app = create_app(seed=1, default="random")
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    thread.join(timeout=10)
+
+
+def test_the_log_tells_the_computers_lead(page, lead_server):
+    """The computer's lead lies on the table, and the log says so (it said
+    "Nothing played yet")."""
+    page.goto(f"{lead_server}/?fast=1")
+    idle(page)
+    page.wait_for_selector("#slot-computer .card")
+    lead = page.get_attribute("#slot-computer .card", "data-card")
+    label = ("10" if lead[0] == "T" else lead[0]) + {"C": "\u2663", "D": "\u2666",
+                                                    "H": "\u2665", "S": "\u2660"}[lead[1]]
+    log = page.inner_text("#log")
+    assert f"The computer led {label}." in log
+    assert "Nothing played yet" not in log
+    # Once answered, the trick is logged and the lead line is gone (or is the next lead).
+    page.locator("#your-hand .card.playable").first.click()
+    idle(page)
+    log = page.inner_text("#log")
+    assert "Trick 1: computer " + label in log and log.count(f"led {label}.") == 0
+    assert page.errors == []

@@ -121,7 +121,7 @@ def test_members_under_other_rules_are_refused_and_nothing_is_written(tmp_path):
 
 def test_cli_names_a_bad_policy_and_a_bad_weight_count(tmp_path, capsys):
     a = _policy_file(tmp_path / "a.npz", 1)
-    assert main([a, "no-such-policy", "-o", str(tmp_path / "x.npz"), "--eval-deals", "0"]) == 1
+    assert main([a, "no-such-policy", "-o", str(tmp_path / "x.npz"), "--eval-deals", "0"]) == 2
     assert "neither a policy file" in capsys.readouterr().err
     assert main([a, a, "-o", str(tmp_path / "x.npz"), "--weights", "1"]) == 2
     assert "2 policies" in capsys.readouterr().err

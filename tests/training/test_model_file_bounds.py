@@ -1,4 +1,4 @@
-"""A tampered run model is refused before anything is built from it (issue 54, item 3):
+"""A tampered run model is refused before anything is built from it:
 layers, parameters, rollout size, members and member sizes bounded, only regular files
 read, every failure a ModelFileError naming the file and the bound."""
 
@@ -10,9 +10,7 @@ import zipfile
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-from sixtysix_training.model_file import (  # noqa: E402
+from sixtysix_training.model_file import (
     MAX_NET_LAYERS,
     MAX_ROLLOUT,
     ModelFileError,
@@ -93,7 +91,9 @@ def test_a_fifo_or_device_is_refused_without_reading(tmp_path):
             load_model("/dev/zero")
 
 
+@pytest.mark.slow  # imports SB3 and torch
 def test_damaged_weights_are_a_model_file_error_naming_the_file(tmp_path):
+    pytest.importorskip("sb3_contrib")
     path = _zip(tmp_path / "m.zip", members={"policy.pth": b"not torch at all"})
     with pytest.raises(ModelFileError, match="cannot be loaded as a run's model") as e:
         load_model(path)

@@ -355,7 +355,16 @@
       if (e.winner === "you" || e.by === "you") li.classList.add("mine");
       log.append(li);
     }
-    if (!g.hand.events.length) log.append(el("li", "", "Nothing played yet."));
+    // A lead waiting for its answer is no event yet: the log tells it too (the
+    // computer's lead, when it leads a hand, comes before anything else).
+    const t = g.hand.table;
+    if (t) {
+      const li = el("li", "lead", `${who(t.by)} led ${label(t.card)}.`);
+      if (t.by === "you") li.classList.add("mine");
+      log.append(li);
+    } else if (!g.hand.events.length) {
+      log.append(el("li", "", "Nothing played yet."));
+    }
     const hist = $("history");
     hist.replaceChildren();
     for (const hd of g.match.hands) {

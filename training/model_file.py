@@ -241,9 +241,9 @@ def load_model(path: str, **kwargs: Any) -> Any:
     version does not rebuild, whose readable parts it does not build, or that fails to
     load (damaged weights, a record that does not fit them), naming the file.
     """
+    custom = check_model(path)  # before SB3 is imported: a refusal costs nothing
     from sb3_contrib import MaskablePPO
 
-    custom = check_model(path)
     try:
         return MaskablePPO.load(path, device="cpu", custom_objects=custom, **kwargs)
     except (KeyboardInterrupt, MemoryError):

@@ -32,7 +32,13 @@ from sixtysix_env.policy import (
 from sixtysix_env.policy.fileformat import INPUTS_FORMAT_VERSION
 from sixtysix_env.rules import make_rules
 
-torch = pytest.importorskip("torch")
+
+@pytest.fixture
+def torch():
+    """torch, for the tests that write SB3-like files (imported in the test, not when the
+    fast lane is collected: tests/project/test_fast_lane.py)."""
+    return pytest.importorskip("torch")
+
 
 _DICT_SPACE = {
     ":type:": "<class 'gymnasium.spaces.dict.Dict'>",
@@ -54,6 +60,8 @@ def _mask_network(seed: int = 0, order=("action_mask", "observation")) -> Policy
 
 def _fake_model(path, data: dict, state: dict) -> str:
     """A zip laid out as SB3 saves a model: the JSON record and the weights."""
+    import torch
+
     buf = io.BytesIO()
     torch.save(state, buf)
     with zipfile.ZipFile(path, "w") as zf:
@@ -65,6 +73,8 @@ def _fake_model(path, data: dict, state: dict) -> str:
 
 def _actor_state(net: PolicyNetwork) -> dict:
     """An actor-critic state dict holding ``net`` as policy_net + action_net."""
+    import torch
+
     state = {}
     *hidden, last = list(zip(net.weights, net.biases))
     for i, (w, b) in enumerate(hidden):
@@ -155,7 +165,7 @@ def test_lock_step_play_of_a_network_reading_the_mask_is_the_per_hand_play():
 # -- SB3 files without training: what is read and what is refused -----------------------
 
 
-def test_a_model_file_is_read_as_its_actor(tmp_path):
+def test_a_model_file_is_read_as_its_actor(tmp_path, torch):
     net = _mask_network(5)
     data = {"policy_class": _MASKABLE, "observation_space": _DICT_SPACE, "num_timesteps": 640,
             "policy_kwargs": {"activation_fn": "<class 'torch.nn.modules.activation.ReLU'>"}}
@@ -182,7 +192,8 @@ def test_a_model_file_is_read_as_its_actor(tmp_path):
         ({"observation_space": _BOX_SPACE}, "observation .349 inputs"),
     ],
 )
-def test_models_this_reader_cannot_play_are_refused_naming_why(tmp_path, change, message):
+def test_models_this_reader_cannot_play_are_refused_naming_why(tmp_path, change, message,
+                                                               torch):
     data = {"policy_class": _MASKABLE, "observation_space": _DICT_SPACE,
             "policy_kwargs": {"activation_fn": "<class 'torch.nn.modules.activation.ReLU'>"}}
     data.update(change)
@@ -191,7 +202,7 @@ def test_models_this_reader_cannot_play_are_refused_naming_why(tmp_path, change,
         make_agent(path)
 
 
-def test_bad_files_and_options_are_refused(tmp_path):
+def test_bad_files_and_options_are_refused(tmp_path, torch):
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(str(tmp_path / "none.zip"))
     (tmp_path / "x.zip").write_text("not a zip")
@@ -255,6 +266,7 @@ KINDS = [("MaskablePPO", "MultiInputPolicy"), ("MaskablePPO", "MlpPolicy"),
 def _train(kind: tuple[str, str], path) -> str:
     """A model of ``kind`` made as docs/ecosystem.md makes it, trained a few hundred steps."""
     import gymnasium
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.env_util import make_vec_env
@@ -286,7 +298,7 @@ def sb3_models(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_every_kind_plays_the_move_sb3_ranks_first_on_100k_observations(sb3_models):
+def test_every_kind_plays_the_move_sb3_ranks_first_on_100k_observations(sb3_models, torch):
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import DQN, PPO
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import __version__
 from ..agents import make_agent
-from ..agents.registry import parse_agent_spec
+from ..agents.registry import FILE_SUFFIXES, parse_agent_spec
 from ..blas import one_blas_thread
 from ..engine import deal_from_deck
 from ..evaluation import (
@@ -184,7 +184,7 @@ def agent_file(spec: str) -> dict[str, str] | None:
     path: str | None = None
     if shipped is not None:
         path = str(shipped.path)
-    elif name.endswith(".npz") and os.path.isfile(name):
+    elif name.endswith(FILE_SUFFIXES) and os.path.isfile(name):  # a policy file, an SB3 model
         path = name
     elif ":" in name:
         found = importlib.util.find_spec(name.partition(":")[0])
@@ -370,7 +370,7 @@ class PairStore(dict):
 
 def file_stem(spec: str) -> str:
     """A file name for an agent spec: its letters, digits, '.', '-' and '_' (others as '_')."""
-    base = os.path.basename(spec[:-4]) if spec.endswith(".npz") else spec
+    base = os.path.basename(spec[:-4]) if spec.endswith(FILE_SUFFIXES) else spec
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in base) or "agent"
 
 

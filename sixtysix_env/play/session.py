@@ -70,6 +70,8 @@ from ..rules import (
     marriage_refusal,
 )
 from ..rules import marriage_points as rules_marriage_points
+from ..shipped import shipped_names
+from ..standings import strongest
 from ..view import PlayerView, player_view
 from ..wording import named
 
@@ -82,16 +84,20 @@ log = logging.getLogger(__name__)
 #: log it), or raise :class:`OpponentError`.
 OPPONENT_ERROR_MODES = ("fallback", "raise")
 
-#: Opponents tried in order when none is named: the first one registered wins. The
-#: strongest shipped trained policy comes first (a person came to play against it;
-#: checkpoints/sixtysix-ppo-v4.md), then the first shipped one, then the strongest
-#: quick agent.
-PREFERRED_OPPONENTS = ("sixtysix-ppo-v4", "sixtysix-ppo", "heuristic", "random")
+#: Opponents tried in order when none is named and the leaderboard ranks no shipped
+#: network: the first one registered wins.
+PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
 
 
 def default_opponent() -> str:
-    """The opponent used when none is named: a sensible registered agent."""
+    """The opponent used when none is named: the strongest shipped network on the
+    leaderboard (a person came to play against it; one forward pass a move), read from
+    the leaderboard's files (:mod:`sixtysix_env.standings`); else a sensible registered
+    agent (:data:`PREFERRED_OPPONENTS`)."""
     names = agent_names()
+    best = strongest([n for n in shipped_names() if n in names])
+    if best is not None:
+        return best.agent
     for name in PREFERRED_OPPONENTS:
         if name in names:
             return name

@@ -146,10 +146,15 @@ def test_default_opponent_is_registered():
 
 
 def test_the_default_opponent_is_the_strongest_shipped_policy():
+    """The leaderboard's files choose it (one source: sixtysix_env/standings.py)."""
     from sixtysix_env.play.session import default_opponent
+    from sixtysix_env.shipped import shipped_names
+    from sixtysix_env.standings import standings
 
-    assert default_opponent() == "sixtysix-ppo-v4"
-    assert GameSession(seed=1).opponent_name == "sixtysix-ppo-v4"
+    networks = [s.agent for s in standings() if s.agent in shipped_names()]
+    assert networks, "no shipped network on the leaderboard"
+    assert default_opponent() == networks[0]
+    assert GameSession(seed=1).opponent_name == networks[0]
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane

@@ -87,3 +87,13 @@ def test_sixtysix_agents_ranks_from_the_same_files():
 def test_a_page_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="no block"):
         with_table("no table here", "| x |")
+
+
+def test_every_shipped_policy_has_a_row_on_the_leaderboard():
+    ranked = {s.agent for s in standings()}
+    missing = [name for name in shipped_names() if name not in ranked]
+    assert not missing, (
+        f"shipped policies without a leaderboard row: {missing}; run sixtysix benchmark "
+        "NAME --out-dir docs/benchmarks/benchmark-v1, then sixtysix leaderboard and "
+        "python -m sixtysix_env.standings README.md docs/benchmark.md"
+    )

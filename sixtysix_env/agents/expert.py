@@ -24,6 +24,11 @@
   whole decision. ``guided`` (:class:`GuidedExpertAgent`) is this search
   with the shipped ``sixtysix-ppo`` as its prior (docs/strength.md).
 
+With numba installed (the ``[fast]`` extra; option ``engine``) the solver and
+the rollouts run compiled on the batched engine's arrays
+(:mod:`sixtysix_env.batched.solver`), several sampled deals side by side: the
+same values, so the same moves, several times faster.
+
 ``samples`` bounds the number of sampled deals per decision and
 ``time_budget`` (seconds, optional) stops sampling early; with a time budget
 the choice depends on the machine's speed, so leave it ``None`` for
@@ -159,6 +164,9 @@ def _best_reply_value(s: State, solver: Solver) -> int:
     return best
 
 
+#: Deals sampled ahead at once after the first pruning (compiled rollouts).
+_AHEAD = 8
+
 #: Bounds of the expert's options: a spec such as ``expert:samples=inf`` or ``=nan`` is
 #: refused by name instead of never returning or failing deep in the search.
 MAX_SAMPLES = 100_000
@@ -179,7 +187,11 @@ _RANGES = {
     "prior_weight": (-1e6, 1e6, False),
 }
 _FLAGS = ("exact_last_trick", "rollout_close", "rollout_solve_close", "rollout_prior")
-_CHOICES = {"open_search": ("all", "close", "none"), "rollout_opponent": ("heuristic", "prior")}
+_CHOICES = {
+    "open_search": ("all", "close", "none"),
+    "rollout_opponent": ("heuristic", "prior"),
+    "engine": ("auto", "python", "numba"),
+}
 #: The options kept as they are given (checked).
 _SETTINGS = (*(k for k in _RANGES if k != "min_samples"), *_FLAGS, *_CHOICES)
 
@@ -231,6 +243,7 @@ class ExpertAgent:
         prior_weight: float = 0.0,
         rollout_prior: bool = False,
         rollout_opponent: str = "heuristic",
+        engine: str = "auto",
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -264,6 +277,13 @@ class ExpertAgent:
           the heuristic's); the closing rules above still apply.
         * ``rollout_opponent``: who plays the opponent's rollout moves:
           "heuristic" (its rules) or "prior" (the prior's argmax, needs a prior).
+        * ``engine``: who solves the sampled positions and plays the rollouts:
+          "numba" (the compiled solver and rollouts on the batched engine's
+          arrays, ``sixtysix_env.batched.solver``; needs the ``[fast]`` extra),
+          "python" (the reference :class:`~sixtysix_env.agents.solver.Solver`
+          and :func:`rollout_value`) or "auto" (numba when it is installed).
+          The values are the same, and so are the moves (a prior that plays
+          rollout moves gives them for many rollouts in one forward pass).
         """
         o = _checked_options({k: v for k, v in locals().items() if k != "self"})
         for name in _SETTINGS:
@@ -282,13 +302,14 @@ class ExpertAgent:
         for what, used in needs:
             if used and self._prior is None:
                 raise ValueError(f"{what} needs a prior (a policy file or a shipped policy's name)")
+        self._solver_type = _solver_type(self.engine)
         self._solvers: dict = {}
 
     def _solver(self, rules) -> Solver:
         sv = self._solvers.get(rules)
         if sv is None:
             # Kept tables: the positions solved for one decision share much of their trees.
-            sv = self._solvers[rules] = Solver(rules, keep_tables=True)
+            sv = self._solvers[rules] = self._solver_type(rules, keep_tables=True)
         return sv
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
@@ -328,14 +349,39 @@ class ExpertAgent:
         counts = dict.fromkeys(actions, 0)
         live = list(actions)
         closed = view.closed_by is not None
+        compiled = self._compiled_rollouts(solver)
         n = 0
+        ahead: list[dict[int, int]] = []  # values of deals sampled ahead, the next one last
+        marks: list = []  # the generator's state after drawing each of them
+        mark = None
         while n < self.samples:
-            state = determinize(view, rng)
-            if closed:
+            if compiled and not closed:
+                # The same values as _value_after's, the rollouts run compiled, many deals
+                # side by side (_batch_size): those drawn ahead and not reached are
+                # handed back to the generator after the loop.
+                if not ahead:
+                    k = self._batch_size(n, rng)
+                    states = []
+                    for _ in range(k):
+                        states.append(determinize(view, rng))
+                        if k > 1 and type(rng) is random.Random:
+                            marks.append(rng.getstate())
+                    rows = solver.values_after_many(states, live, *compiled)
+                    ahead = [dict(zip(live, row)) for row in reversed(rows)]
+                    marks.reverse()
+                row = ahead.pop()
+                if marks:
+                    mark = marks.pop()
+                for a in live:
+                    totals[a] += sign * row[a]
+                    counts[a] += 1
+            elif closed:
+                state = determinize(view, rng)
                 for a, x in solver.action_values(state).items():
                     totals[a] += x
                     counts[a] += 1
             else:
+                state = determinize(view, rng)
                 for a in live:
                     totals[a] += sign * self._value_after(state.apply(a), a, solver)
                     counts[a] += 1
@@ -352,10 +398,49 @@ class ExpertAgent:
                 and time.perf_counter() - start > self.time_budget
             ):
                 break
+        if ahead:
+            rng.setstate(mark)  # as if only the deals used had been drawn
         vals = {a: totals[a] / counts[a] for a in actions}
         if CLOSE in vals:
             vals[CLOSE] -= self.close_penalty
         return self._choose(view, rng, vals), vals
+
+    def _batch_size(self, n: int, rng) -> int:
+        """How many deals :meth:`decide` samples at once for the compiled rollouts, ``n``
+        used so far: those up to the first pruning (before it nothing can stop the
+        search); after it more, whose values go unused if the search stops first (the
+        generator's state is then put back, so the games stay the same). One at a
+        time with a time budget, and after the first pruning with a generator whose
+        state cannot be put back."""
+        if self.time_budget is not None:
+            return 1
+        if not self.prune_after:
+            return self.samples - n
+        if n < self.prune_after:
+            return min(self.prune_after, self.samples) - n
+        if type(rng) is not random.Random:
+            return 1
+        return min(_AHEAD, self.samples - n)
+
+    def _compiled_rollouts(self, solver) -> tuple | None:
+        """The arguments of the compiled solver's ``values_after`` when it can stand in
+        for :meth:`_value_after` (without ``exact_last_trick``; a prior that plays in the
+        rollouts must be a network agent), else None."""
+        if not hasattr(solver, "values_after") or self.exact_last_trick:
+            return None
+        searcher = self._me if self.rollout_solve_close else -1
+        seats = self._prior_seats()
+        if not seats:
+            return (self.rollout_close, searcher, self.rollout_close_points)
+        from ..policy import PolicyAgent  # a prior is loaded: numpy is there
+        from ..policy.network import SYMMETRY_TIE
+
+        if type(self._prior) is not PolicyAgent or not self._prior.deterministic:
+            return None
+        if type(self)._prior_move is not ExpertAgent._prior_move:
+            return None  # a subclass's own rollout move: it plays in Python
+        return (self.rollout_close, searcher, self.rollout_close_points,
+                self._prior.network, seats, SYMMETRY_TIE)
 
     def _value_after(self, s2: State, action: int, solver: Solver) -> int:
         """Seat 0's estimated value of a sampled position just after ``action``."""
@@ -421,6 +506,22 @@ GuidedExpertAgent.__signature__ = inspect.signature(ExpertAgent).replace(
         for p in inspect.signature(ExpertAgent).parameters.values()
     ]
 )
+
+
+def _solver_type(engine: str):
+    """The solver class for ``engine`` ("auto", "python" or "numba")."""
+    if engine == "python":
+        return Solver
+    from ..batched import have_numba, require_numba  # numba only when it is asked for
+
+    if engine == "numba":
+        require_numba("expert:engine=numba (the compiled solver)")
+    elif not have_numba():
+        return Solver
+    from ..batched.solver import CompiledSolver
+
+    return CompiledSolver
+
 
 #: The prior plays its argmax in rollouts: no randomness is drawn.
 _NO_RNG = random.Random(0)

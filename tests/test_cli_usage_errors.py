@@ -98,8 +98,8 @@ def test_eval_help_lists_each_kind_of_agent_name(capsys):
 def test_benchmark_help_says_how_long_it_takes(capsys):
     assert main(["benchmark", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "A full run takes about 20 minutes on a machine of 2 cores" in text
-    assert "--quick a few minutes at most" in text
+    assert "A full run of a fast agent takes a few minutes with one worker" in text
+    assert "--quick seconds" in text and "Without numba" in text
     assert "expert and guided" in text and "package.module:ClassName" in text
 
 

@@ -29,13 +29,14 @@ from .run import (
 
 EPILOG = """\
 how long it takes:
-  A full run takes about 20 minutes on a machine of 2 cores (19 min, as a user
-  measured it), --quick a few minutes at most (45 s for random, 61 s for
-  sixtysix-ppo-v4, measured on 2 busy cores). Most of it is the rounds against
-  expert and guided, whose decisions cost tens of milliseconds; --workers N
-  shares the deals over N processes. Before it starts, the command says on
-  stderr how long it expects to take, from the protocol's counts and a short
-  timing (the first paired deal of each pair it will play).
+  A full run of a fast agent takes a few minutes with one worker (2 min 22 s
+  for sixtysix-ppo-v4 on a quiet 2-core machine), --quick seconds (5 s for
+  random, 7 s for sixtysix-ppo-v4), with numba installed: the search bots'
+  solver and rollouts run compiled. Without numba, or for a slow agent, the
+  rounds against expert and guided take tens of minutes (about 20 on 2 cores).
+  --workers N shares the deals over N processes. Before it starts, the command
+  says on stderr how long it expects to take, from the protocol's counts and a
+  short timing (the first paired deal of each pair it will play).
 
 examples:
   sixtysix benchmark path/to/policy.npz --quick
@@ -58,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", default=DEFAULT_PROTOCOL, choices=sorted(PROTOCOLS),
                         help=f"the protocol (default {DEFAULT_PROTOCOL})")
     parser.add_argument("--quick", action="store_true",
-                        help="the first few deals of the protocol only (a few minutes, most "
-                        "of them against expert and guided): a smoke test, not figures to cite")
+                        help="the first few deals of the protocol only (seconds with numba, "
+                        "minutes without): a smoke test, not figures to cite")
     parser.add_argument("--json", metavar="PATH", help="write the (one) agent's figures here")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="write each agent's figures to DIR/NAME.json, and keep the pairs "

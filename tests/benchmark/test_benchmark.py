@@ -63,6 +63,7 @@ def test_no_training_config_or_document_uses_the_protocol_seeds():
                 assert str(seed) not in text, (name, seed)
 
 
+@pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)
 def test_same_figures_with_one_worker_or_two(tiny):
     one = benchmark(["heuristic:likely_points_per_trick=5"], tiny, workers=1)[0]
     two = benchmark(["heuristic:likely_points_per_trick=5"], tiny, workers=2)[0]

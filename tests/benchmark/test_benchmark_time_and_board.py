@@ -38,6 +38,7 @@ def tiny(monkeypatch):
 # -- the time -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)
 def test_the_pairs_to_play_are_the_pairs_a_benchmark_plays(tiny):
     cache: dict = {}
     benchmark(["random", "heuristic:likely_points_per_trick=5"], tiny, cache=cache)

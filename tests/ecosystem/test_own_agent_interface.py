@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "own-agent.md"
 
@@ -27,6 +29,7 @@ def page_section(title: str) -> tuple[str, list[str]]:
     return code, [line for block in blocks for line in block.splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)
 def test_the_agent_class_of_the_page_is_found_from_its_folder(tmp_path):
     code, commands = page_section("The interface")
     module = re.match(r"# (\w+)\.py\n", code)

@@ -165,6 +165,7 @@ def test_lock_step_play_of_a_network_reading_the_mask_is_the_per_hand_play():
 # -- SB3 files without training: what is read and what is refused -----------------------
 
 
+@pytest.mark.slow  # imports torch (about 2 s): the full run, not the fast lane
 def test_a_model_file_is_read_as_its_actor(tmp_path, torch):
     net = _mask_network(5)
     data = {"policy_class": _MASKABLE, "observation_space": _DICT_SPACE, "num_timesteps": 640,
@@ -178,6 +179,7 @@ def test_a_model_file_is_read_as_its_actor(tmp_path, torch):
     assert agent.metadata["sb3"]["steps"] == 640
 
 
+@pytest.mark.slow  # imports torch (about 2 s): the full run, not the fast lane
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -202,6 +204,7 @@ def test_models_this_reader_cannot_play_are_refused_naming_why(tmp_path, change,
         make_agent(path)
 
 
+@pytest.mark.slow  # imports torch (about 2 s): the full run, not the fast lane
 def test_bad_files_and_options_are_refused(tmp_path, torch):
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(str(tmp_path / "none.zip"))

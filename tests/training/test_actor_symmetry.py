@@ -52,6 +52,7 @@ def _moves(layout: str, perm) -> list[tuple[int, int]]:
     return list(enumerate(suit_relabelled_actions(perm)))  # action a becomes action map[a]
 
 
+@pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)
 @pytest.mark.parametrize("layout", ["observation", "action"])
 def test_the_layouts_move_as_the_renamings_do(layout):
     """Under a renaming each entry keeps its channel and its suit is renamed (a global entry
@@ -68,6 +69,7 @@ def test_the_layouts_move_as_the_renamings_do(layout):
         np.testing.assert_array_equal(j[lay.suit[i] < 0], i[lay.suit[i] < 0])  # ... and its place
 
 
+@pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)
 @pytest.mark.parametrize("privileged", [False, True])
 def test_the_actor_gives_the_renamed_logits_for_a_renamed_position(privileged):
     import torch as th

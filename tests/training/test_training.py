@@ -509,6 +509,7 @@ def test_distill_fit_moves_the_policy_towards_the_teacher(smoke_run, tmp_path):
         load_data([str(run_dir / "policy.npz")])
 
 
+@pytest.mark.slow  # builds and loads an SB3 model (about 3 s): the full run, not the fast lane
 def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch):
     """Runs saved before `training` became `sixtysix_training` pickle its schedule by that name."""
     import gymnasium

@@ -75,11 +75,6 @@ class SB3ModelError(PolicyFileError):
     """An SB3 model file that cannot be played here, and why."""
 
 
-def is_sb3_zip(path: str) -> bool:
-    """Whether ``path`` names an SB3 model file (a ``.zip``)."""
-    return str(path).endswith(".zip")
-
-
 #: Bounds checked before anything in a model file is read beyond its zip directory.
 MAX_MODEL_BYTES = 256 * 1024 * 1024
 MAX_MODEL_MEMBERS = 16  # SB3 writes 6
@@ -253,7 +248,7 @@ def _layers(state: dict[str, np.ndarray], prefix: str) -> list[tuple[np.ndarray,
         m = re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(weight|bias)", key)
         if m:
             found.setdefault(int(m.group(1)), {})[m.group(2)] = value
-    return [(found[i]["weight"], found[i].get("bias")) for i in sorted(found)]
+    return [(found[i].get("weight"), found[i].get("bias")) for i in sorted(found)]
 
 
 def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]:

@@ -15,18 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "docs" / "own-agent.md"
-
-
-def page_section(title: str) -> tuple[str, list[str]]:
-    """The python code and the shell commands of the page's section ``## title``."""
-    text = PAGE.read_text(encoding="utf-8")
-    body = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
-    code = "\n".join(re.findall(r"```python\n(.*?)```", body, re.S))
-    blocks = re.findall(r"```bash\n(.*?)```", body, re.S)
-    return code, [line for block in blocks for line in block.splitlines() if line.strip()]
+from _own_agent_page import page_section
 
 
 @pytest.mark.slow  # over half a second: the full run, not the fast lane (30 s)

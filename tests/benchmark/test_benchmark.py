@@ -11,10 +11,8 @@ import pytest
 from sixtysix_env import cli
 from sixtysix_env.benchmark import (
     BENCHMARK_V1,
-    PROTOCOLS,
     BenchmarkResult,
     PairStore,
-    Protocol,
     benchmark,
     fit_against,
     fit_ladder,
@@ -23,20 +21,6 @@ from sixtysix_env.benchmark import (
 )
 from sixtysix_env.benchmark import run as bench_run
 from sixtysix_env.benchmark.board import read_folder
-
-#: A protocol small enough for tests: three rungs, a few deals (the "search" rung is a
-#: network here, to exercise the smaller counts without a slow search).
-TINY = Protocol(
-    name="test-tiny", rules="altmisalti", ladder=("random", "heuristic", "sixtysix-ppo"),
-    search=frozenset({"sixtysix-ppo"}), deals=6, matches=2, search_deals=4, search_matches=1,
-    hand_seed=5, match_seed=6,
-)
-
-
-@pytest.fixture
-def tiny(monkeypatch):
-    monkeypatch.setitem(PROTOCOLS, TINY.name, TINY)
-    return TINY
 
 
 def test_benchmark_v1_is_the_protocol_the_docs_state():
@@ -68,7 +52,7 @@ def test_same_figures_with_one_worker_or_two(tiny):
     one = benchmark(["heuristic:likely_points_per_trick=5"], tiny, workers=1)[0]
     two = benchmark(["heuristic:likely_points_per_trick=5"], tiny, workers=2)[0]
     assert one.figures() == two.figures()
-    assert [o.name for o in one.opponents] == list(TINY.ladder)
+    assert [o.name for o in one.opponents] == list(tiny.ladder)
     assert [o.deals for o in one.opponents] == [6, 6, 4]
     assert [o.match_seeds for o in one.opponents] == [2, 2, 1]
     assert one.opponent("heuristic").hands == 12
@@ -94,9 +78,9 @@ def test_a_pair_of_rungs_gives_the_same_figures_from_either_side(tiny):
 
 
 def test_the_ladder_round_robin_fixes_the_ratings_and_anchors_them(tiny):
-    results = benchmark(list(TINY.ladder), tiny)
+    results = benchmark(list(tiny.ladder), tiny)
     ladder = results[0].ladder_elo
-    assert set(ladder) == set(TINY.ladder) and ladder["heuristic"] == 1500.0
+    assert set(ladder) == set(tiny.ladder) and ladder["heuristic"] == 1500.0
     for r in results:
         # A rung's own fit against the others is its rating in the joint fit.
         assert r.elo == pytest.approx(ladder[r.agent], abs=0.2)
@@ -104,7 +88,7 @@ def test_the_ladder_round_robin_fixes_the_ratings_and_anchors_them(tiny):
     assert ladder["random"] < ladder["heuristic"] < ladder["sixtysix-ppo"]
 
 
-def test_fit_against_fixed_ratings():
+def test_fit_against_fixed_ratings(tiny):
     ratings = {"a": 1500.0, "b": 1700.0}
     # Winning half the hands against each, with the prior: between the two.
     r = fit_against({"a": (50.0, 100.0), "b": (50.0, 100.0)}, ratings)
@@ -116,7 +100,7 @@ def test_fit_against_fixed_ratings():
     assert fit_against({"a": (100.0, 100.0)}, ratings) < 3000
     wins = {("random", "heuristic"): (10.0, 100.0), ("random", "sixtysix-ppo"): (5.0, 100.0),
             ("heuristic", "sixtysix-ppo"): (40.0, 100.0)}
-    fitted = fit_ladder(TINY, wins)
+    fitted = fit_ladder(tiny, wins)
     assert fitted["heuristic"] == 1500.0
     assert fitted["random"] < 1500 < fitted["sixtysix-ppo"]
 
@@ -194,7 +178,7 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
     assert cli.main(["leaderboard", str(out), "-o", str(page)]) == 0
     md = page.read_text()
     assert md.startswith("# Leaderboard: test-tiny")
-    for agent in (*TINY.ladder, "sixtysix-ppo-v2"):
+    for agent in (*tiny.ladder, "sixtysix-ppo-v2"):
         assert f"| `{agent}` |" in md
     assert "+0.500 [+0.400, +0.600]" in md
     # Beside it, the rung that wins most against the target, from the target's own file.

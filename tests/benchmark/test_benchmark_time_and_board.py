@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from sixtysix_env import cli
-from sixtysix_env.benchmark import BENCHMARK_V1, PROTOCOLS, Protocol, benchmark, leaderboard
+from sixtysix_env.benchmark import BENCHMARK_V1, benchmark, leaderboard
 from sixtysix_env.benchmark.report import public_command, public_name, public_path
 from sixtysix_env.benchmark.run import (
     HANDS_PER_MATCH,
@@ -21,19 +21,6 @@ from sixtysix_env.benchmark.run import (
     pairs_to_play,
     time_pairs,
 )
-
-TINY = Protocol(
-    name="test-tiny", rules="altmisalti", ladder=("random", "heuristic", "sixtysix-ppo"),
-    search=frozenset({"sixtysix-ppo"}), deals=6, matches=2, search_deals=4, search_matches=1,
-    hand_seed=5, match_seed=6,
-)
-
-
-@pytest.fixture
-def tiny(monkeypatch):
-    monkeypatch.setitem(PROTOCOLS, TINY.name, TINY)
-    return TINY
-
 
 # -- the time -------------------------------------------------------------------------------
 

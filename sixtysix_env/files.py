@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,26 @@ def replaced(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def check_regular_file(
+    path: str | os.PathLike, where: str, max_bytes: int, limit: str, error: type[Exception]
+) -> os.stat_result:
+    """``path``'s stat, after refusing with ``error`` what a reader must not open: a path
+    that is not there or cannot be read, anything but a regular file (a FIFO would hang
+    the reader, ``/dev/zero`` never end) and a file over ``max_bytes`` (``limit`` says
+    what that bound is, e.g. "a policy file is at most")."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise error(f"{where} does not exist") from None
+    except (OSError, ValueError) as e:
+        raise error(f"{where} cannot be read ({e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{where} is not a regular file (a folder, FIFO or device)")
+    if st.st_size > max_bytes:
+        raise error(f"{where} is {st.st_size} bytes; {limit} {max_bytes}")
+    return st
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

@@ -6,7 +6,6 @@ import ast
 import hashlib
 import json
 import os
-import stat
 import struct
 import zipfile
 import zlib
@@ -18,7 +17,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS
 from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
 from ..errors import SixtySixError
-from ..files import replaced
+from ..files import check_regular_file, replaced
 from .agent import PolicyAgent
 from .network import ACTIVATIONS, INPUTS, OBSERVATION_ONLY, SYMMETRIES, PolicyNetwork, logit_bound
 
@@ -227,20 +226,9 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
     crafted file costs little time or memory to refuse.
     """
     where = f"policy file {os.fspath(path)!r}"
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise PolicyFileError(f"{where} does not exist") from None
-    except (OSError, ValueError) as e:
-        raise PolicyFileError(f"{where} cannot be read ({e})") from None
-    # A FIFO or device would block or never end: refuse before opening.
-    if not stat.S_ISREG(st.st_mode):
-        raise PolicyFileError(f"{where} is not a regular file (a folder, FIFO or device)")
+    # A FIFO or device would block or never end: refused before opening.
     max_bytes = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
-    if st.st_size > max_bytes:
-        raise PolicyFileError(
-            f"{where} is {st.st_size} bytes; a policy file is at most {max_bytes}"
-        )
+    check_regular_file(path, where, max_bytes, "a policy file is at most", PolicyFileError)
     try:
         return _read_policy(path, where)
     except PolicyFileError:

@@ -35,7 +35,6 @@ import io
 import json
 import os
 import re
-import stat
 import zipfile
 import zlib
 from typing import Any
@@ -43,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS
+from ..files import check_regular_file
 from .agent import PolicyAgent
 from .fileformat import MAX_PARAMETERS, PolicyFileError, check_network
 from .network import INPUTS, PolicyNetwork
@@ -82,20 +82,9 @@ MAX_MEMBER_BYTES = 256 * 1024 * 1024
 
 
 def check_model_file(path: str | os.PathLike, where: str) -> None:
-    """Refuse what is not a regular file of at most :data:`MAX_MODEL_BYTES` (a FIFO would
-    hang the reader, ``/dev/zero`` never end)."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise SB3ModelError(f"{where} does not exist") from None
-    except (OSError, ValueError) as e:
-        raise SB3ModelError(f"{where} cannot be read ({e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise SB3ModelError(f"{where} is not a regular file (a folder, FIFO or device)")
-    if st.st_size > MAX_MODEL_BYTES:
-        raise SB3ModelError(
-            f"{where} is {st.st_size} bytes; a model file is read up to {MAX_MODEL_BYTES}"
-        )
+    """Refuse what is not a regular file of at most :data:`MAX_MODEL_BYTES`."""
+    check_regular_file(path, where, MAX_MODEL_BYTES, "a model file is read up to",
+                       SB3ModelError)
 
 
 def check_members(zf: zipfile.ZipFile, where: str) -> None:

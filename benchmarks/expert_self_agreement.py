@@ -5,7 +5,7 @@
 The learner (``sixtysix-ppo``) plays hands against the heuristic; at each of
 its decisions with a choice, the teacher is asked twice with different random
 generators. The share of equal answers bounds how well any policy can match
-the teacher's hard labels (docs/strength.md). About 2.5 minutes for 200 hands.
+the teacher's hard labels (research/notes/strength.md). About 2.5 minutes for 200 hands.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ asks why, on the same kind of data, and writes down what it sees:
     python -m research.distill_soft fit --policy sixtysix-ppo \\
         --data runs/soft-data.npz --target soft --temperature 0.25 -o runs/soft.npz
 
-Findings are in ``docs/strength.md``.
+Findings are in ``research/notes/strength.md``.
 """
 
 from __future__ import annotations
@@ -439,7 +439,7 @@ def fit(
 
 
 def summarize(data: dict[str, np.ndarray], policies: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Close rates and the close study's means (what docs/strength.md quotes).
+    """Close rates and the close study's means (what research/notes/strength.md quotes).
 
     Each of ``policies`` (policy files or shipped names) is also scored on the
     data's decisions: its argmax's agreement with the teacher and its closes.

@@ -44,7 +44,7 @@ rest of its play:
     python -m research.endgame_fit fit --policy sixtysix-ppo-v3 \\
         --data runs/endgame-labels.npz -o runs/v3-endgame.npz
 
-Findings are in ``docs/learning.md``.
+Findings are in ``research/notes/learning.md``.
 """
 
 from __future__ import annotations

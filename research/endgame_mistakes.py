@@ -14,7 +14,7 @@ mistakes among them, the game points they lost per hand (the sum of each
 mistake's shortfall from the best move's value, over all hands), and the
 solver's time per position. The deals depend on ``--seed`` only, and the
 agent plays both seats (alternating with the hand), so two agents meet the
-same deals. Figures are in ``docs/learning.md``.
+same deals. Figures are in ``research/notes/learning.md``.
 """
 
 from __future__ import annotations

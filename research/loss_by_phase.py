@@ -33,7 +33,7 @@ each hybrid its game points per hand, the difference from the agent with a
 own games), and how often the helper's move was another one there. The deals
 depend on ``--seed`` only. The opponent and the helper draw from their own
 random streams, seeded per game, the same for the agent and every hybrid.
-Figures are in ``docs/learning.md``.
+Figures are in ``research/notes/learning.md``.
 """
 
 from __future__ import annotations

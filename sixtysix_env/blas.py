@@ -8,7 +8,7 @@ already busy those threads wait for one another:
 
 - in training, beside torch's threads (``torch_threads``): a run with a [768, 768]
   actor went 2.5x faster with numpy's BLAS on one thread, one with a [512, 512]
-  actor as fast as before (docs/learning.md, "A wider actor: critic_arch, and
+  actor as fast as before (research/notes/learning.md, "A wider actor: critic_arch, and
   numpy's BLAS threads"), and the trained weights did not change. The training
   package (``sixtysix_training``) calls these around learning and in RLlib's env
   runners;

@@ -65,7 +65,7 @@ class TrainConfig:
         1,
         "Threads torch may use. A run repeats bit for bit with the same seed and number "
         "of threads (one and two give different weights); two gave a 512-512 run 1.27x "
-        "to 1.36x the learner steps/s on 2 quiet cores (docs/learning.md).",
+        "to 1.36x the learner steps/s on 2 quiet cores (research/notes/learning.md).",
     )
     progress_bar: bool = _opt(True, "Show a progress bar while training.")
 
@@ -79,7 +79,7 @@ class TrainConfig:
         "Shares of the n_envs games stepped at once: the training process plays one, each "
         "other share a worker process of its own (1: all games here). Worth it where the "
         "pool holds a search bot (1.24x with expert:samples=16 at weight 0.15 on 2 cores, 0.90x "
-        "with the ordinary pool; docs/learning.md). Each share draws its own opponents, so a run "
+        "with the ordinary pool; research/notes/learning.md). Each share draws its own opponents, so a run "
         "repeats with the same seed and number of shares, and 1 and 2 give different runs.",
     )
     batched_games: bool = _opt(

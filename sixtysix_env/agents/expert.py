@@ -22,7 +22,7 @@
   ``prune_after`` samples actions far behind the best stop being sampled.
   The trump 9 is always exchanged. The solver keeps its tables for the
   whole decision. ``guided`` (:class:`GuidedExpertAgent`) is this search
-  with the shipped ``sixtysix-ppo`` as its prior (docs/strength.md).
+  with the shipped ``sixtysix-ppo`` as its prior (research/notes/strength.md).
 
 With numba installed (the ``[fast]`` extra; option ``engine``) the solver and
 the rollouts run compiled on the batched engine's arrays
@@ -491,7 +491,7 @@ class GuidedExpertAgent(ExpertAgent):
     """The expert's search guided by a trained policy: its default move and this seat's rollouts.
 
     ``ExpertAgent(prior="sixtysix-ppo", rollout_prior=True)`` under the name
-    ``guided``; every :class:`ExpertAgent` option applies (docs/strength.md).
+    ``guided``; every :class:`ExpertAgent` option applies (research/notes/strength.md).
     """
 
     def __init__(self, prior: str = "sixtysix-ppo", rollout_prior: bool = True, **options) -> None:

@@ -188,7 +188,7 @@ def _model(privileged: bool, suit_augment: bool = False, **options):
 
 
 def test_gae_lambda_reaches_the_learner():
-    """configs/fast.yaml's GAE lambda (docs/learning.md) is the one MaskablePPO's buffer uses."""
+    """configs/fast.yaml's GAE lambda (research/notes/learning.md) is the one MaskablePPO's buffer uses."""
     from sixtysix_training.config import config_from_dict, load_config
 
     fast = load_config(os.path.join(ROOT, "configs", "fast.yaml"))

@@ -1,17 +1,18 @@
 """Shared test set-up.
 
-* The repository's root on the import path, for ``research/`` (experiments that
-  are not installed with the package).
+* The repository's root on the import path, for ``examples/`` (code a user copies,
+  not installed with the package).
 * ``two_blas_threads``: numpy's BLAS set to two threads for a test of
   :mod:`sixtysix_env.blas`, put back afterwards.
-* The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` test has it, and
-  when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
+* The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` file sets it
+  (``pytestmark``), and when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
   slow and not ecosystem"``), their files are not even imported, so collecting
   the suite imports no third-party RL library.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -46,34 +47,43 @@ def two_blas_threads():
         lib.set_num_threads(n)
 
 
+_MARK_TOKEN = re.compile(r"\s*(\(|\)|[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _selects(markexpr: str, marks: set[str]) -> bool | None:
+    """Whether the ``-m`` expression selects a test carrying ``marks``, for the simple
+    expressions of names, ``not``, ``and``, ``or`` and parentheses; None for any other
+    (the caller then collects, and pytest's own ``-m`` decides)."""
+    words = []
+    pos = 0
+    while pos < len(markexpr):
+        m = _MARK_TOKEN.match(markexpr, pos)
+        if not m:
+            if markexpr[pos:].strip():
+                return None  # a character outside the simple grammar
+            break
+        token = m.group(1)
+        if token in ("(", ")", "not", "and", "or"):
+            words.append(token)
+        else:
+            words.append("True" if token in marks else "False")
+        pos = m.end()
+    try:
+        return bool(eval(" ".join(words), {"__builtins__": {}}, {}))  # only the words above
+    except SyntaxError:
+        return None
+
+
 def _leaves_out_ecosystem(config) -> bool:
     """Whether the ``-m`` expression deselects a test marked ``ecosystem`` (and ``slow``
     too, as some of them are)."""
-    from _pytest.mark.expression import Expression
-
     expr = config.getoption("markexpr")
     if not expr:
         return False
-    compiled = Expression.compile(expr)
-
-    def matcher(name: str, **kwargs) -> bool:
-        return name == "ecosystem"
-
-    def matcher_slow(name: str, **kwargs) -> bool:
-        return name in ("ecosystem", "slow")
-
-    return not compiled.evaluate(matcher) and not compiled.evaluate(matcher_slow)
+    return _selects(expr, {"ecosystem"}) is False and _selects(expr, {"ecosystem", "slow"}) is False
 
 
 def pytest_ignore_collect(collection_path, config):
     if collection_path.name.startswith(ECOSYSTEM_FILES) and _leaves_out_ecosystem(config):
         return True
     return None
-
-
-def pytest_collection_modifyitems(config, items):
-    import pytest
-
-    for item in items:
-        if item.path.name.startswith(ECOSYSTEM_FILES):
-            item.add_marker(pytest.mark.ecosystem)

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from _ecosystem import one_torch_thread, require
 
+pytestmark = pytest.mark.ecosystem
+
 require("agilerl", "agilerl", own_venv="SIXTYSIX_AGILERL_VENV")
 
 from agilerl.algorithms import DQN

@@ -16,6 +16,8 @@ from sixtysix_env.env.core import INFO_KEYS
 from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.wrappers import MaskInInfo
 
+pytestmark = pytest.mark.ecosystem
+
 sb3 = require("stable_baselines3", "train")
 require("sb3_contrib", "train")
 

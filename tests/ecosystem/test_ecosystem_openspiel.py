@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from _ecosystem import require
 
+pytestmark = pytest.mark.ecosystem
+
 pyspiel = require("pyspiel", "openspiel")
 
 from open_spiel.python.algorithms import ismcts, mcts

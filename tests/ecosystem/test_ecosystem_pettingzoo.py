@@ -18,6 +18,8 @@ from sixtysix_env.env.observation import OBS_SIZE, encode_view
 from sixtysix_env.env.wrappers import FLAT_SIZE, FlatObservation
 from sixtysix_env.view import player_view
 
+pytestmark = pytest.mark.ecosystem
+
 
 @pytest.mark.parametrize("fmt", ["dict", "flat"])
 def test_pettingzoo_tests(fmt):

@@ -10,6 +10,8 @@ import pytest
 import torch
 from _ecosystem import one_torch_thread, require
 
+pytestmark = pytest.mark.ecosystem
+
 # Tianshou's n-step returns are numba functions; compiling them takes longer
 # than this whole test, so they run as plain Python here (numba's own switch).
 if "numba" not in sys.modules:

@@ -6,6 +6,8 @@ import pytest
 import torch
 from _ecosystem import one_torch_thread, require
 
+pytestmark = pytest.mark.ecosystem
+
 require("torchrl", "torchrl")
 
 from tensordict.nn import TensorDictModule

@@ -1,4 +1,4 @@
-"""Issue 13, items 6 and 7: one rule for integer inputs; observations callers cannot corrupt."""
+"""One rule for integer inputs; observations callers cannot corrupt."""
 
 from __future__ import annotations
 
@@ -212,7 +212,7 @@ def test_agents_answering_bools_are_refused_by_eval_and_the_single_agent_env():
     ],
 )
 def test_agent_spec_values_are_checked_by_range(spec, message):
-    """Issue 24, item 9: NaN, inf and huge values were accepted (samples=nan ->
+    """NaN, inf and huge values were accepted (samples=nan ->
     ZeroDivisionError in the search, samples=inf never returned)."""
     from sixtysix_env.agents import make_agent
     from sixtysix_env.agents.registry import AgentSpecError

@@ -1,4 +1,4 @@
-"""Issue 13, items 2 and 5: crafted policy files are refused promptly, with bounded memory,
+"""Crafted policy files are refused promptly, with bounded memory,
 always as PolicyFileError naming the problem."""
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def test_a_folder_or_an_oversized_file_is_refused_before_opening(tmp_path):
 
 
 def test_finite_weights_whose_outputs_overflow_are_refused(tmp_path, monkeypatch):
-    """Issue 24, item 6: finite weights, NaN probabilities (290 illegal moves of 400)."""
+    """Finite weights, NaN probabilities (290 illegal moves of 400)."""
     import sixtysix_env.policy.fileformat as policy
 
     net = small_network()
@@ -256,7 +256,7 @@ def test_finite_weights_whose_outputs_overflow_are_refused(tmp_path, monkeypatch
 
 
 def test_a_huge_central_directory_is_refused_from_the_end_record(tmp_path, monkeypatch):
-    """Issue 24, item 7: zipfile parses the whole central directory before anything can
+    """zipfile parses the whole central directory before anything can
     count its members (2.9 million entries: 137 s, 1 GB). The end record is read first."""
     import sixtysix_env.policy.fileformat as policy
 

@@ -1,4 +1,4 @@
-"""A network averaged over the renamings of the suits (``symmetry="suits"``, issue 12).
+"""A network averaged over the renamings of the suits (``symmetry="suits"``).
 
 The index maps are checked against the game itself: a deal and its suit-renamed
 twin, played with renamed moves, must give renamed observations and masks at

@@ -1,4 +1,4 @@
-"""Issue 14: the package's layers hold (import-linter), nothing imports in a cycle, and
+"""The package's layers hold (import-linter), nothing imports in a cycle, and
 ``import sixtysix_env`` stays light while ``gymnasium.make("SixtySix-v0")`` keeps working."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_import_graph_has_no_cycle():
 
 
 def test_the_training_package_has_no_import_cycle():
-    """Issue 22: train <-> rllib.train <-> export imported each other (inside functions)."""
+    """train <-> rllib.train <-> export imported each other (inside functions)."""
     pytest.importorskip("grimp", reason="grimp comes with import-linter (dev extra)")
     pytest.importorskip("sixtysix_training.config", reason="the training extra")
     out = subprocess.run(

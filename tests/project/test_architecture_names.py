@@ -1,4 +1,4 @@
-"""Issues 14 and 22: one name per meaning for the close options; the engine's state layout
+"""One name per meaning for the close options; the engine's state layout
 read by nobody else."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "sixtysix_env"
 
 def test_the_close_options_have_one_name_each():
     """The old shared name ``close_margin`` (card points for one agent, game points for
-    the other) is gone (issue 22): each option has its own name and unit."""
+    the other) is gone: each option has its own name and unit."""
     assert HeuristicAgent().likely_points_per_trick == 4
     assert HeuristicAgent(likely_points_per_trick=7).likely_points_per_trick == 7
     assert ExpertAgent().close_penalty == 0.0

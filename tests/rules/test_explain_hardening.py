@@ -1,4 +1,4 @@
-"""Issue 13 (missed by the review): the reason a person is given for each refused action
+"""The reason a person is given for each refused action
 agrees with the engine's legal mask, in every position random play reaches, in every preset."""
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from . import __version__
 
@@ -97,8 +98,19 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _show_warning(message, category, filename, lineno, line=None) -> str:
+    """The package's own warnings as a plain line for a person; others as Python has them."""
+    if category.__module__.startswith("sixtysix_env"):
+        return f"warning: {message}\n"
+    return _PYTHON_FORMAT(message, category, filename, lineno, line)
+
+
+_PYTHON_FORMAT = warnings.formatwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    warnings.formatwarning = _show_warning
     if not argv or argv[0] in ("-h", "--help"):
         print(_usage())
         return 0

@@ -91,6 +91,8 @@ def _agent(k: int) -> Agent:
     agents = _WORKER["agents"]
     if k not in agents:
         agents[k] = make_agent(_WORKER["specs"][k])
+        if hasattr(agents[k], "check_rules"):  # the run warned once, when it started
+            agents[k].check_rules(_WORKER["rules"], warn=False)
     return agents[k]
 
 
@@ -403,6 +405,9 @@ def evaluate(
         try:
             # Build every agent once here: bad names fail before any game is played.
             run.built = [make_agent(a) for a in agents]
+            for agent in run.built:  # a policy trained for other rules says so, once
+                if hasattr(agent, "check_rules"):
+                    agent.check_rules(run.rules)
         except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
             return run.result(f"{stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
         run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]

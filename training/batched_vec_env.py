@@ -44,6 +44,7 @@ from sixtysix_env.rules import make_rules
 
 from .learner_games import LearnerGames
 from .learning import PRIV_SIZE, SuitRenamer
+from .match_equity import MatchEquity
 from .pool import OpponentPool
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
@@ -62,9 +63,12 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         suit_augment: bool = False,
         privileged_critic: bool = False,
         seed: int = 0,
+        match_play: bool = False,
     ) -> None:
         self.pool = pool
         self.rules = make_rules(rules)
+        #: With match play: the match equity that deals the scores and rewards the hands.
+        self.match = MatchEquity(self.rules.match_target) if match_play else None
         self.hands = BatchedHands(n_envs, self.rules)
         self.privileged = bool(privileged_critic)
         self.renamer = SuitRenamer(suit_augment, seed)
@@ -81,6 +85,9 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.labels = [("", "")] * n
         self.ep_return = np.zeros(n, np.float64)
         self.ep_len = np.zeros(n, np.int64)
+        #: Each lane's match score, the learner's game points and the opponent's.
+        self.mine = np.zeros(n, np.int64)
+        self.theirs = np.zeros(n, np.int64)
         # Each lane's opponent, as an index into self._wrappers (one batched form per agent).
         self.opponent = np.zeros(n, np.int64)
         self._wrappers: list[Any] = []
@@ -97,7 +104,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
 
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> BatchedSelfPlayVecEnv:
-        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
+        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed,
+                   match_play=cfg.match_play)
 
     def _seed_generators(self, seed: int) -> None:
         self.np_rng = np.random.default_rng([int(seed) % 2**63, 0xBA7C])
@@ -179,10 +187,19 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.seat[lanes] = self.np_rng.integers(0, 2, k)
         decks = np.argsort(self.np_rng.random((k, NUM_CARDS)), axis=1)
         dealers = self.np_rng.integers(0, 2, k)
-        self.hands.deal(lanes, decks, dealers)
+        scores = np.zeros((k, 2), np.int64)
+        if self.match is not None:
+            drawn = self.match.draw_scores(self.np_rng, k)
+            self.mine[lanes], self.theirs[lanes] = drawn[:, 0], drawn[:, 1]
+            rows = np.arange(k)
+            scores[rows, self.seat[lanes]] = drawn[:, 0]
+            scores[rows, 1 - self.seat[lanes]] = drawn[:, 1]
+        self.hands.deal(lanes, decks, dealers, scores)
         if self.tracking:
-            for i, d, e in zip(lanes.tolist(), decks.tolist(), dealers.tolist()):
-                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules)
+            for i, d, e, s in zip(lanes.tolist(), decks.tolist(), dealers.tolist(),
+                                  scores.tolist()):
+                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules,
+                                                match_score=tuple(s))
         self.ep_return[lanes] = 0.0
         self.ep_len[lanes] = 0
         self._opponent_moves(lanes)
@@ -244,6 +261,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         done = self.lanes[dones]
         if len(done):
             r = self.hands.returns(done, self.seat[done]).astype(np.float64)
+            if self.match is not None:
+                r = self.match.rewards(self.mine[done], self.theirs[done], r)
             rewards[done] = r
             self.ep_return[done] += r
             final, _ = self._learner_obs(done)

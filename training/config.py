@@ -90,6 +90,13 @@ class TrainConfig:
         "game). The same game, other deals: a run does not repeat one without it move for move. "
         "Not with rollout_workers above 1.",
     )
+    match_play: bool = _opt(
+        False,
+        "Deal each training hand at a match score drawn as often as matches between equal "
+        "players reach it, and reward it by the change in the learner's chance to win the "
+        "match (times the match target) instead of its game points (training/match_equity.py). "
+        "Needs batched_games.",
+    )
     n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
     batch_size: int = _opt(1024, "Minibatch size of the PPO update.")
     n_epochs: int = _opt(4, "Passes over each rollout in the PPO update.")
@@ -595,6 +602,11 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
         )
     if not cfg.eval_opponents:
         raise ConfigError("option 'eval_opponents' must name at least one opponent")
+    if cfg.match_play and not cfg.batched_games:
+        raise ConfigError(
+            "option 'match_play' plays its hands on the batched engine: set batched_games "
+            "to true as well (the [fast] extra)"
+        )
     if cfg.init_policy is not None and cfg.bc_teacher is not None:
         raise ConfigError(
             f"options 'init_policy' ({cfg.init_policy!r}) and 'bc_teacher' ({cfg.bc_teacher!r}) "

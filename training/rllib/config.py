@@ -37,6 +37,7 @@ UNSUPPORTED: dict[str, str] = {
     "progress_bar": "the RLlib backend prints one line per iteration",
     "eval_workers": "evaluation runs in the driver process",
     "init_policy": "starting from a policy file's weights is built for the SB3 backend only",
+    "match_play": "match play is built for the SB3 backend's batched games only",
 }
 
 #: Baselines the league can field as RLlib modules (see :mod:`.modules`).

@@ -79,7 +79,7 @@ class BatchedPolicy:
     product for the whole batch, whose float32 sums run in another order and so
     can turn a near tie the other way (17 of 1,000 paired deals of
     ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3`` came out otherwise in
-    ``benchmarks/bench_vector.py``). A sampling agent (``deterministic=False``)
+    ``speed/bench_vector.py``). A sampling agent (``deterministic=False``)
     draws from each game's own generator, ``rngs[lane]``.
     """
 

@@ -69,7 +69,7 @@ C_TRUMP, C_MUST, C_MARRY, C_GO, C_BONUS, C_PEN, C_CTOTAL, C_CTRICKS = range(8)
 C_GEN, C_CTX, C_NODES, C_KEEP = 8, 9, 10, 11
 NUM_CONSTANTS = 12
 #: Table rows: 2**TABLE_BITS entries of (key 1, key 2, lower bound, upper bound, generation);
-#: 640 KB, the fastest of 2**12 to 2**18 for the expert (benchmarks/bench_search.py).
+#: 640 KB, the fastest of 2**12 to 2**18 for the expert (speed/bench_search.py).
 TABLE_BITS = 14
 _K1, _K2, _LO, _HI, _GEN = range(5)
 

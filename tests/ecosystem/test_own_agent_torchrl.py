@@ -97,10 +97,10 @@ def test_a_wrong_option_or_a_missing_file_is_refused_with_what_to_do(page):
 
 
 def test_the_cost_script_runs_on_the_pages_network(page):
-    """A smoke run of benchmarks/own_agents.py (the page's costs); it times, nothing here does."""
+    """A smoke run of speed/own_agents.py (the page's costs); it times, nothing here does."""
     _, folder, _ = page
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "own_agents.py"), "--hands", "3",
+        [sys.executable, str(ROOT / "speed" / "own_agents.py"), "--hands", "3",
          "--torchrl", str(folder / "ppo.pt")],
         capture_output=True, text=True, timeout=300,
     )

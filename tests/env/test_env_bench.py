@@ -13,7 +13,7 @@ def run_bench(*extra: str) -> str:
     return subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "benchmarks", "bench_env.py"),
+            os.path.join(ROOT, "speed", "bench_env.py"),
             "--seconds",
             "0.05",
             "--rounds",

@@ -129,7 +129,7 @@ def test_demo_and_cli():
 
 def test_engine_benchmark_smoke():
     out = subprocess.run(
-        [sys.executable, "benchmarks/bench_engine.py", "--hands", "50", "--no-peer", "--no-pin"],
+        [sys.executable, "speed/bench_engine.py", "--hands", "50", "--no-peer", "--no-pin"],
         capture_output=True, text=True, check=True, cwd=ROOT,
     ).stdout  # fmt: skip
     assert "actions/s" in out and "apply:" in out

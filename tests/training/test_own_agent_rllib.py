@@ -111,10 +111,10 @@ def test_a_checkpoint_of_several_modules_needs_a_name(page, tmp_path):
 
 
 def test_the_cost_script_runs_on_the_pages_checkpoint(page):
-    """A smoke run of benchmarks/own_agents.py (the page's costs); it times, nothing here does."""
+    """A smoke run of speed/own_agents.py (the page's costs); it times, nothing here does."""
     _, folder, _ = page
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "own_agents.py"), "--hands", "3",
+        [sys.executable, str(ROOT / "speed" / "own_agents.py"), "--hands", "3",
          "--rllib", str(folder / "rllib_checkpoint")],
         capture_output=True, text=True, timeout=300,
     )

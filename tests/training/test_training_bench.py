@@ -25,7 +25,7 @@ def test_bench_training_smoke():
     r = subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "benchmarks", "bench_training.py"),
+            os.path.join(ROOT, "speed", "bench_training.py"),
             "--config",
             os.path.join(ROOT, "configs", "tiny.yaml"),
             "--steps",

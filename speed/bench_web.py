@@ -1,6 +1,6 @@
 """Milliseconds per move request of the play page's API, against `random`.
 
-    python benchmarks/bench_web.py [--games 25] [--min-think 0]
+    python speed/bench_web.py [--games 25] [--min-think 0]
 
 Whole matches through Flask's test client (no sockets): the median and mean
 time of a ``POST /api/games/ID/act``, the computer's answer included.

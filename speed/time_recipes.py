@@ -7,9 +7,9 @@ to exit. ``--threads default`` first removes the recipes'
 costs. A block whose library is missing fails with its ImportError (run the
 RLlib and AgileRL blocks with the interpreter of their own environment).
 
-    python benchmarks/time_recipes.py                       # every block, one thread
-    python benchmarks/time_recipes.py --only Tianshou --threads default --timeout 600
-    .venv-rllib/bin/python benchmarks/time_recipes.py --only RLlib
+    python speed/time_recipes.py                       # every block, one thread
+    python speed/time_recipes.py --only Tianshou --threads default --timeout 600
+    .venv-rllib/bin/python speed/time_recipes.py --only RLlib
 """
 
 from __future__ import annotations

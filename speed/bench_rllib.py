@@ -1,6 +1,6 @@
 """RLlib backend throughput: steps per second with 0, 1 and 2 env runners, beside the SB3 backend.
 
-    python benchmarks/bench_rllib.py [--config configs/rllib-quickstart.yaml] [--runners 0 1 2]
+    python speed/bench_rllib.py [--config configs/rllib-quickstart.yaml] [--runners 0 1 2]
                                      [--iterations 4] [--sb3-python .venv/bin/python]
                                      [--profile rllib.prof]
 
@@ -12,7 +12,7 @@ evaluation) and prints the learner's decisions per second (the figure the
 SB3 path reports) and all environment steps per second.
 With ``--sb3-python`` (an interpreter with the ``[train]`` extra; Ray and
 SB3 may live in separate virtual environments) it also runs
-``benchmarks/bench_training.py`` there for the SB3 figure on this machine.
+``speed/bench_training.py`` there for the SB3 figure on this machine.
 
 Figures depend on the machine and its load: on a shared machine run it
 twice. On 2 cores, remote env runners share the cores with the learner in

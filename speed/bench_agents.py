@@ -1,6 +1,6 @@
 """Milliseconds per decision of each agent, and the endgame solver's speed, on one core.
 
-    python benchmarks/bench_agents.py [--hands 200] [--seed 0] [--rules altmisalti]
+    python speed/bench_agents.py [--hands 200] [--seed 0] [--rules altmisalti]
         [--expert samples=24] [--agents random heuristic expert]
 
 Each agent plays ``--hands`` hands against the heuristic (seats alternating,

@@ -1,6 +1,6 @@
 """Environment throughput under random legal play, on one core.
 
-    python benchmarks/bench_env.py [--seconds 1.0] [--rounds 3] [--rules altmisalti]
+    python speed/bench_env.py [--seconds 1.0] [--rounds 3] [--rules altmisalti]
                                    [--mode hand] [--no-peer] [--no-pin]
 
 Prints steps per second of

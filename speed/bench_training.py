@@ -1,6 +1,6 @@
 """Training throughput: environment steps per second while MaskablePPO learns.
 
-    python benchmarks/bench_training.py [--config configs/full.yaml] [--steps 262144]
+    python speed/bench_training.py [--config configs/full.yaml] [--steps 262144]
                                         [--default-steps 32768] [--no-default]
                                         [--set KEY=VALUE ...] [--compare KEY=VALUE ...]
 

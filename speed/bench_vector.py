@@ -1,6 +1,6 @@
 """The batched engine side by side with the per-hand environment and OpenSpiel's C++ games.
 
-    python benchmarks/bench_vector.py [--seconds 2] [--rounds 3] [--sizes 64 256 1024 4096]
+    python speed/bench_vector.py [--seconds 2] [--rounds 3] [--sizes 64 256 1024 4096]
                                       [--eval-deals 1000] [--no-eval]
 
 Prints, from one process:

@@ -1,6 +1,6 @@
 """Evaluation throughput: local worker processes against a local Ray with as many CPUs.
 
-    python benchmarks/bench_ray_eval.py --workers 2 --rounds 3
+    python speed/bench_ray_eval.py --workers 2 --rounds 3
 
 Plays the same paired deals (``--agents``, ``--deals``, ``--seed``) with
 ``workers`` processes and as Ray tasks on a local Ray started once with

@@ -1,6 +1,6 @@
 """What an agent of your own costs per decision (docs/own-agent.md).
 
-    python benchmarks/own_agents.py [--hands 200] [--seed 0] [--hidden 128x128]
+    python speed/own_agents.py [--hands 200] [--seed 0] [--hidden 128x128]
         [--tianshou dqn.pt] [--torchrl ppo.pt] [--rllib rllib_checkpoint]
 
 Times, on the same positions, each example agent of ``examples/own_agents/``

@@ -1,6 +1,6 @@
 """Rules-engine throughput under random play, on one core.
 
-    python benchmarks/bench_engine.py [--hands 20000] [--seed 0] [--no-peer]
+    python speed/bench_engine.py [--hands 20000] [--seed 0] [--no-peer]
 
 Prints random-play actions per second and full hands per second (dealing
 included), microseconds for ``legal_actions`` and ``apply`` on positions

@@ -1,6 +1,6 @@
 """Milliseconds per decision of the search bots with the Python and the compiled engine.
 
-    OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_search.py [--deals 30] [--seed 5]
+    OPENBLAS_NUM_THREADS=1 nice python speed/bench_search.py [--deals 30] [--seed 5]
         [--rules altmisalti] [--agents expert guided]
 
 Each agent plays ``--deals`` paired deals against ``heuristic`` as ``sixtysix eval AGENT

@@ -201,6 +201,7 @@ def fit(
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
     from sixtysix_training.bc import pretrain
     from sixtysix_training.model_file import load_model
+    from sixtysix_training.sb3_policy import SB3ActorCritic
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")
@@ -208,7 +209,7 @@ def fit(
     model = load_model(os.path.join(run_dir, source, "model.zip"))
     # Only the actor is fitted: the value network gets no gradient from this loss.
     stats = pretrain(
-        model.policy,
+        SB3ActorCritic(model.policy),
         data,
         epochs,
         batch_size,

@@ -7,6 +7,13 @@ points the hand finally brought that seat. The PPO policy's actor is then
 fitted to the teacher's actions by cross-entropy over the legal actions,
 and (optionally) its value network to the recorded outcomes, so PPO starts
 from the teacher's play with a value estimate that already means something.
+
+The fit speaks to the actor-critic through :class:`ActorCritic`, three methods
+any backend can give: the masked logits and values of a batch, the parameters
+(all, or the critic's), and the train mode. The SB3 backend's adapter is
+:class:`sixtysix_training.sb3_policy.SB3ActorCritic`, the RLlib backend's
+:class:`sixtysix_training.rllib.bc.ModuleActorCritic`; nothing here imports
+either library.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import multiprocessing
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -179,20 +186,34 @@ def collect_for_run(cfg, player: str, progress: bool = False) -> dict[str, np.nd
     )
 
 
-def accuracy(policy, obs, masks, actions) -> float:
-    """Share of the decisions where the policy's most likely action is the recorded one."""
+class ActorCritic(Protocol):
+    """What behaviour cloning needs of an actor-critic network (torch tensors in and out)."""
+
+    def logits_and_values(self, obs, masks) -> tuple[Any, Any]:
+        """The action logits of a batch, illegal actions masked out (a very negative logit),
+        shape (n, 34), and the state values, shape (n,)."""
+
+    def parameters(self, critic_only: bool = False) -> list:
+        """The parameters to fit: all of them, or only the critic's."""
+
+    def train(self, mode: bool) -> None:
+        """Training mode on (True) or off."""
+
+
+def accuracy(model: ActorCritic, obs, masks, actions) -> float:
+    """Share of the decisions where the model's most likely action is the recorded one."""
     import torch as th
 
     n = len(actions)
     if n == 0:
         return float("nan")
-    policy.set_training_mode(False)
+    model.train(False)
     correct = 0
     with th.no_grad():
         for start in range(0, n, 8192):
             sl = slice(start, start + 8192)
-            dist = policy.get_distribution(obs[sl], action_masks=masks[sl].numpy())
-            correct += int((dist.distribution.probs.argmax(-1) == actions[sl]).sum())
+            logits, _ = model.logits_and_values(obs[sl], masks[sl])
+            correct += int((logits.argmax(-1) == actions[sl]).sum())
     return correct / n
 
 
@@ -222,7 +243,8 @@ def _hold_out(tensors: tuple, fraction: float, gen) -> tuple[tuple, tuple | None
 
 
 def _fit_epoch(
-    policy, opt, tensors: tuple, batch_size: int, gen, vf_coef: float, fit_policy: bool = True
+    model: ActorCritic, opt, tensors: tuple, batch_size: int, gen, vf_coef: float,
+    fit_policy: bool = True,
 ):
     """One pass over the decisions in a seeded order: (total policy loss, total value loss).
 
@@ -237,9 +259,8 @@ def _fit_epoch(
     tot_pi = tot_v = 0.0
     for start in range(0, n, batch_size):
         idx = perm[start : start + batch_size]
-        values, log_prob, _ = policy.evaluate_actions(
-            obs[idx], actions[idx], action_masks=masks[idx]
-        )
+        logits, values = model.logits_and_values(obs[idx], masks[idx])
+        log_prob = th.log_softmax(logits, -1).gather(-1, actions[idx].long().unsqueeze(-1))
         pi_loss = -log_prob.mean()
         loss = pi_loss if fit_policy else 0.0
         if returns is not None:
@@ -255,7 +276,7 @@ def _fit_epoch(
 
 
 def pretrain(
-    policy,
+    model: ActorCritic,
     data: dict[str, np.ndarray],
     epochs: int,
     batch_size: int,
@@ -267,7 +288,7 @@ def pretrain(
     val_fraction: float = 0.0,
     fit_policy: bool = True,
 ) -> dict[str, Any]:
-    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher's actions.
+    """Fit ``model`` (an :class:`ActorCritic`) to the teacher's actions.
 
     ``val_fraction`` holds that share of the decisions out of the fit and
     reports the accuracy on them (``val_accuracy``), before and after each epoch.
@@ -289,34 +310,30 @@ def pretrain(
     tensors, val = _hold_out(tensors, val_fraction, gen)
     obs, masks, actions, _ = tensors
     n = len(actions)
-    if fit_policy:
-        params = list(policy.parameters())
-    else:  # the critic only: its hidden layers and its output
-        params = list(policy.mlp_extractor.value_net.parameters())
-        params += list(policy.value_net.parameters())
+    params = list(model.parameters(critic_only=not fit_policy))
     opt = th.optim.Adam(params, lr=learning_rate)
     history = []
     if val is not None:
         history.append(
             {
                 "epoch": 0,
-                "accuracy": accuracy(policy, obs, masks, actions),
-                "val_accuracy": accuracy(policy, *val),
+                "accuracy": accuracy(model, obs, masks, actions),
+                "val_accuracy": accuracy(model, *val),
             }
         )
-    policy.set_training_mode(True)
+    model.train(True)
     t0 = time.perf_counter()
     for epoch in range(epochs):
-        tot_pi, tot_v = _fit_epoch(policy, opt, tensors, batch_size, gen, vf_coef, fit_policy)
+        tot_pi, tot_v = _fit_epoch(model, opt, tensors, batch_size, gen, vf_coef, fit_policy)
         row = {
             "epoch": epoch + 1,
             "policy_loss": tot_pi / n,
             "value_loss": tot_v / n if fit_value else None,
-            "accuracy": accuracy(policy, obs, masks, actions),
+            "accuracy": accuracy(model, obs, masks, actions),
         }
         if val is not None:
-            row["val_accuracy"] = accuracy(policy, *val)
-        policy.set_training_mode(True)
+            row["val_accuracy"] = accuracy(model, *val)
+        model.train(True)
         history.append(row)
         if logger is not None:
             logger.record("losses/bc_policy_loss", row["policy_loss"])
@@ -324,5 +341,5 @@ def pretrain(
                 logger.record("losses/bc_value_loss", row["value_loss"])
             logger.record("charts/bc_accuracy", row["accuracy"])
             logger.dump(epoch + 1)  # bc charts are indexed by epoch
-    policy.set_training_mode(False)
+    model.train(False)
     return {"decisions": n, "epochs": history, "seconds": time.perf_counter() - t0}

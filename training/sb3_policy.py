@@ -108,3 +108,41 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
         data["actor_dim"] = self.actor_dim
         data["actor_symmetry"] = self.actor_symmetry
         return data
+
+
+#: The logit sb3-contrib's maskable distribution gives an illegal action.
+MASKED_LOGIT = -1e8
+
+
+class SB3ActorCritic:
+    """An SB3 maskable actor-critic (any of this package's runs) behind
+    :class:`sixtysix_training.bc.ActorCritic`, computed as ``evaluate_actions`` computes it:
+    one pass of the features extractor and the two latent networks."""
+
+    def __init__(self, policy: MaskableActorCriticPolicy) -> None:
+        self.policy = policy
+
+    def logits_and_values(self, obs, masks) -> tuple[th.Tensor, th.Tensor]:
+        p = self.policy
+        obs = th.as_tensor(obs, device=p.device)
+        features = p.extract_features(obs)
+        if p.share_features_extractor:
+            latent_pi, latent_vf = p.mlp_extractor(features)
+        else:
+            pi_features, vf_features = features
+            latent_pi = p.mlp_extractor.forward_actor(pi_features)
+            latent_vf = p.mlp_extractor.forward_critic(vf_features)
+        logits = p.action_net(latent_pi)
+        legal = th.as_tensor(masks, device=p.device).bool()
+        masked = th.where(legal, logits, th.full_like(logits, MASKED_LOGIT))
+        return masked, p.value_net(latent_vf).flatten()
+
+    def parameters(self, critic_only: bool = False) -> list:
+        p = self.policy
+        if not critic_only:
+            return list(p.parameters())
+        # The critic: its hidden layers and its output.
+        return list(p.mlp_extractor.value_net.parameters()) + list(p.value_net.parameters())
+
+    def train(self, mode: bool) -> None:
+        self.policy.set_training_mode(mode)

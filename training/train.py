@@ -163,12 +163,13 @@ def _collect_and_fit(
 ) -> dict[str, Any]:
     """``bc_hands`` hands of ``player`` (against ``bc_opponent``) recorded and fitted (bc.py)."""
     from . import bc
+    from .sb3_policy import SB3ActorCritic
 
     t0 = time.perf_counter()
     data = bc.collect_for_run(cfg, player, progress=cfg.progress_bar)
     collect_s = time.perf_counter() - t0
     stats = bc.pretrain(
-        model.policy,
+        SB3ActorCritic(model.policy),
         data,
         cfg.bc_epochs,
         cfg.bc_batch_size,

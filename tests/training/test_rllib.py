@@ -355,18 +355,18 @@ def test_export_is_a_weights_copy_of_the_learner(activation):
 
 
 def test_behaviour_cloning_fits_the_learner_module():
-    """The SB3 path's cloning code, through ModuleAsPolicy, fits RLlib's masking module."""
+    """The shared cloning code, through ModuleActorCritic, fits RLlib's masking module."""
     _ray()
     import torch
 
     from sixtysix_training import bc
-    from sixtysix_training.rllib.bc import ModuleAsPolicy
+    from sixtysix_training.rllib.bc import ModuleActorCritic
     from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.train import learner_spec
 
     module = learner_spec(config_from_dict({"net_arch": [32]}), standalone=True).build()
     data = bc.collect("heuristic", "teacher", 200, "altmisalti", 0)
-    policy = ModuleAsPolicy(module)
+    policy = ModuleActorCritic(module)
     tensors = [torch.as_tensor(data[k]) for k in ("obs", "masks", "actions")]
     before = bc.accuracy(policy, *tensors)
     stats = bc.pretrain(policy, data, 3, 256, 1e-3, True, 0)

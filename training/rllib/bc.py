@@ -1,9 +1,9 @@
 """Warm start by behaviour cloning for the RLlib backend, with the SB3 path's own code.
 
 :func:`sixtysix_training.bc.collect` records the teacher's decisions and
-:func:`sixtysix_training.bc.pretrain` fits an actor-critic to them; ``pretrain``
-speaks to an SB3 policy through four methods, which :class:`ModuleAsPolicy`
-provides for RLlib's ``ActionMaskingTorchRLModule``. The fit happens on a
+:func:`sixtysix_training.bc.pretrain` fits an actor-critic to them through the
+small interface :class:`sixtysix_training.bc.ActorCritic`, which
+:class:`ModuleActorCritic` gives RLlib's ``ActionMaskingTorchRLModule``. The fit happens on a
 copy of the learner built from the same spec; its weights then go to the
 learner group and from there to the env runners.
 """
@@ -11,7 +11,6 @@ learner group and from there to the env runners.
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -22,19 +21,14 @@ from .. import bc
 from .league import LEARNER
 
 
-class ModuleAsPolicy:
-    """The parts of SB3's policy interface that :func:`sixtysix_training.bc.pretrain` uses."""
+class ModuleActorCritic:
+    """RLlib's ``ActionMaskingTorchRLModule`` behind :class:`sixtysix_training.bc.ActorCritic`:
+    its masked logits (``forward_train``) and values (``compute_values``)."""
 
     def __init__(self, module) -> None:
         self.module = module
 
-    def parameters(self):
-        return self.module.parameters()
-
-    def set_training_mode(self, mode: bool) -> None:
-        self.module.train(mode)
-
-    def _run(self, obs, masks):
+    def logits_and_values(self, obs, masks):
         import torch
         from ray.rllib.core.columns import Columns
 
@@ -45,22 +39,18 @@ class ModuleAsPolicy:
         # dict (as RLlib's learner calls it before the forward pass); forward_train reads it.
         values = self.module.compute_values(batch)
         logits = self.module.forward_train(batch)[Columns.ACTION_DIST_INPUTS]
-        return values, logits
+        return logits, values.flatten()
 
-    def evaluate_actions(self, obs, actions, action_masks):
-        import torch
+    def parameters(self, critic_only: bool = False) -> list:
+        if critic_only:
+            raise ValueError(
+                "the RLlib backend clones the whole network (its warm start fits actor and "
+                "critic together); fitting the critic alone is the SB3 backend's init_policy"
+            )
+        return list(self.module.parameters())
 
-        values, logits = self._run(obs, action_masks)
-        logp = torch.log_softmax(logits, -1)
-        chosen = logp.gather(-1, torch.as_tensor(actions).long().unsqueeze(-1)).squeeze(-1)
-        entropy = -(logp.exp() * logp).sum(-1)
-        return values, chosen, entropy
-
-    def get_distribution(self, obs, action_masks=None):
-        import torch
-
-        _, logits = self._run(obs, action_masks)
-        return SimpleNamespace(distribution=SimpleNamespace(probs=torch.softmax(logits, -1)))
+    def train(self, mode: bool) -> None:
+        self.module.train(mode)
 
 
 def warm_start(algo, spec, cfg, printer=print) -> dict[str, Any]:
@@ -75,7 +65,7 @@ def warm_start(algo, spec, cfg, printer=print) -> dict[str, Any]:
     module = spec.build()
     module.set_state(algo.learner_group.get_weights([LEARNER])[LEARNER])
     stats = bc.pretrain(
-        ModuleAsPolicy(module),
+        ModuleActorCritic(module),
         data,
         t.bc_epochs,
         t.bc_batch_size,

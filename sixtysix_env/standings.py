@@ -15,6 +15,13 @@ The README and ``docs/benchmark.md`` hold the table between the markers
 ``<!-- standings -->`` and ``<!-- /standings -->``; after the leaderboard's files change,
 ``python -m sixtysix_env.standings README.md docs/benchmark.md`` writes it anew
 (``tests/project/test_standings.py`` fails while a copy differs).
+
+Every reader of the benchmark's files (this module, and ``sixtysix benchmark`` and
+``sixtysix leaderboard`` above it) reads them with :func:`read_json`: only a small regular
+file, refused by :class:`BenchmarkFileError` naming the file and what is wrong; and every
+string from such a file that reaches a Markdown page goes through :func:`markdown_cell`
+(or :func:`markdown_code_line`). They are here, the lowest layer that reads those files,
+so that the benchmark's modules and this one share them.
 """
 
 from __future__ import annotations
@@ -22,18 +29,114 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import math
+import os
 import re
+import stat
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .errors import SixtySixError
+from .files import check_regular_file
 
 #: The package the leaderboard's files are installed as (see ``pyproject.toml``).
 LEADERBOARD_PACKAGE = "sixtysix_env.leaderboard"
 #: The protocol whose standings are read unless another is named.
 DEFAULT_PROTOCOL = "benchmark-v1"
-#: The ``format`` of an agent's benchmark file (``sixtysix_env.benchmark.run.FORMAT``).
+#: The ``format`` of an agent's benchmark file (``sixtysix_env.benchmark.run.FORMAT``), and
+#: the ``format_version`` read here (``sixtysix_env.benchmark.run.FORMAT_VERSION``).
 BENCHMARK_FORMAT = "sixtysix-benchmark"
+BENCHMARK_FORMAT_VERSION = 1
+
+#: The largest file each reader opens (those of today are a few kilobytes): a benchmark or
+#: exploitability file (an exploitability file holds its training curve), a kept pair
+#: (``DIR/pairs/*.json``), a ladder's ratings (``PROTOCOL-ladder.json``).
+MAX_RESULT_BYTES = 4 << 20
+MAX_PAIR_BYTES = 1 << 20
+MAX_LADDER_BYTES = 64 << 10
+
+
+class BenchmarkFileError(SixtySixError, ValueError):
+    """A benchmark, exploitability, kept pair or ladder file that cannot be used, or one a
+    command will not overwrite: the message names the file, what is wrong and what is
+    allowed (the commands print it and exit with status 2)."""
+
+
+def read_json(path: str | os.PathLike, what: str, max_bytes: int) -> Any:
+    """The JSON value in ``path``. Refused (:class:`BenchmarkFileError`, naming the path):
+    a path that is not there, anything but a regular file (a FIFO would hang the reader,
+    ``/dev/zero`` never end), a file over ``max_bytes`` (``what``, e.g. "a kept pair file",
+    says which bound), a file that is not UTF-8 JSON."""
+    where = os.fspath(path)
+    check_regular_file(where, where, max_bytes, f"{what} is at most", BenchmarkFileError)
+    try:  # O_NONBLOCK: a FIFO put in its place since the check does not hang the open
+        fd = os.open(where, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise BenchmarkFileError(f"{where}: cannot be read ({e.strerror or e})") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BenchmarkFileError(f"{where} is not a regular file (a folder, FIFO or device)")
+        raw = f.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise BenchmarkFileError(f"{where} is over {max_bytes} bytes; {what} is at most "
+                                 f"{max_bytes}")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BenchmarkFileError(f"{where}: not a JSON file (not UTF-8 text)") from None
+    except json.JSONDecodeError as e:
+        raise BenchmarkFileError(f"{where}: not a JSON file ({e})") from None
+    except RecursionError:
+        raise BenchmarkFileError(f"{where}: not a JSON file (nested too deeply)") from None
+
+
+def is_number(x: Any) -> bool:
+    """A finite JSON number (an int or a float; not a bool, NaN or an infinity)."""
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)
+            and math.isfinite(x))
+
+
+# -- strings from a file on a Markdown page -------------------------------------------------
+
+#: What a code span cannot show as it is (a backtick ends it, a pipe ends a table's cell)
+#: or what this page never lets through raw (HTML's characters, a backslash).
+_NOT_IN_CODE = frozenset("`|<>&\"'\\")
+#: HTML's characters, as entities (a Markdown page may hold HTML: a tag must not open).
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+#: Markdown's inline markup (a link, emphasis, a code span, a cell's end): each shown as
+#: itself behind a backslash.
+_MARKUP = frozenset("\\`*_[]|~")
+#: Unicode's bidirectional overrides and isolates (they reorder what a reader sees).
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with each control character (a line break would end a table's row or a
+    code block), line or paragraph separator and bidirectional override as U+FFFD."""
+    return "".join("\ufffd" if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp")
+                   else c for c in text)
+
+
+def markdown_cell(text: Any, code: bool = False) -> str:
+    """``text`` (a string read from a file) as a Markdown table's cell, or inline text,
+    shows it: character for character, on one line, and as nothing else (no HTML tag, no
+    link, no emphasis, no end of the cell). ``code``: in a code span where ``text`` holds
+    none of the characters a code span cannot show as they are, else as escaped text.
+    Every string from a file on the leaderboard's page and in the standings' table goes
+    through here (or :func:`markdown_code_line`); the page makes no link of its own."""
+    text = _one_line(text if isinstance(text, str) else str(text))
+    if code and text and text.strip() == text and not _NOT_IN_CODE & set(text):
+        return f"`{text}`"
+    return "".join(_ENTITIES.get(c) or (f"\\{c}" if c in _MARKUP else c) for c in text)
+
+
+def markdown_code_line(text: str) -> str:
+    """``text`` as a line of an indented code block shows it: as it is (a code block holds
+    no markup and no HTML), on one line (:func:`_one_line`)."""
+    return _one_line(text)
 
 
 @dataclass(frozen=True)
@@ -63,20 +166,49 @@ def _folder() -> Path | None:
     return path if path.is_dir() else None
 
 
-def _standing(data: dict[str, Any], file: str) -> Standing:
+def _standing(data: dict[str, Any], path: Path) -> Standing:
+    """The row of a full benchmark file; :class:`BenchmarkFileError` naming the file and
+    the field for a value of the wrong type (only the fields read here are checked; the
+    leaderboard checks them all)."""
+
+    def check(ok: bool, name: str, value: Any, allowed: str) -> None:
+        if not ok:
+            raise BenchmarkFileError(f"{path}: a value of the wrong type: {name} is "
+                                     f"{value!r}; it is {allowed}")
+
+    if data.get("format_version") != BENCHMARK_FORMAT_VERSION:
+        raise BenchmarkFileError(
+            f"{path}: format_version {data.get('format_version')!r}; this version reads "
+            f"{BENCHMARK_FORMAT} files of format_version {BENCHMARK_FORMAT_VERSION}")
+    agent, elo, opponents = data.get("agent"), data.get("elo"), data.get("opponents")
+    check(isinstance(agent, str) and agent != "", "agent", agent, "the agent's name")
+    check(is_number(elo), "elo", elo, "a number (a file on the leaderboard is rated)")
+    check(isinstance(opponents, list), "opponents", opponents, "a list of objects")
     against = {}
-    for o in data["opponents"]:
-        lo, hi = o["gp_ci95"]
-        against[o["name"]] = (float(o["gp_per_hand"]), float(lo), float(hi), int(o["deals"]))
+    for i, o in enumerate(opponents):
+        check(isinstance(o, dict), f"opponents[{i}]", o, "an object")
+        name, gp, ci, deals = (o.get(k) for k in ("name", "gp_per_hand", "gp_ci95", "deals"))
+        check(isinstance(name, str), f"opponents[{i}].name", name, "a rung's name")
+        check(is_number(gp), f"opponents[{i}].gp_per_hand", gp, "a number")
+        check(isinstance(ci, list) and len(ci) == 2 and all(map(is_number, ci)),
+              f"opponents[{i}].gp_ci95", ci, "a list of two numbers")
+        check(isinstance(deals, int) and not isinstance(deals, bool) and deals >= 0,
+              f"opponents[{i}].deals", deals, "a whole number")
+        against[name] = (float(gp), float(ci[0]), float(ci[1]), deals)
     timing = data.get("timing") or {}
+    check(isinstance(timing, dict), "timing", timing, "an object")
+    ms, vs, machine = timing.get("median_ms"), timing.get("against"), data.get("machine")
+    check(ms is None or is_number(ms), "timing.median_ms", ms, "a number or null")
+    check(vs is None or isinstance(vs, str), "timing.against", vs, "a rung's name or null")
+    check(machine is None or isinstance(machine, str), "machine", machine, "text or null")
     return Standing(
-        agent=data["agent"],
-        elo=float(data["elo"]),
+        agent=agent,
+        elo=float(elo),
         against=against,
-        median_ms=timing.get("median_ms"),
-        timing_against=timing.get("against"),
-        machine=data.get("machine"),
-        file=file,
+        median_ms=ms,
+        timing_against=vs,
+        machine=machine,
+        file=path.name,
     )
 
 
@@ -89,13 +221,19 @@ def standings(protocol: str = DEFAULT_PROTOCOL) -> tuple[Standing, ...]:
         return ()
     rows = []
     for path in sorted((folder / protocol).glob("*.json")):
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        data = read_json(path, "a file of the leaderboard", MAX_RESULT_BYTES)
         if not isinstance(data, dict) or data.get("format") != BENCHMARK_FORMAT:
             continue  # the ladder's ratings, exploitability estimates
-        if data.get("protocol") != protocol or data.get("quick"):
-            continue
-        rows.append(_standing(data, path.name))
+        if data.get("protocol") != protocol:
+            raise BenchmarkFileError(
+                f"{path}: a benchmark file of protocol {data.get('protocol')!r} in the folder "
+                f"of {protocol}, whose standings it is not: move it to its protocol's folder")
+        if not isinstance(data.get("quick"), bool):
+            raise BenchmarkFileError(f"{path}: a value of the wrong type: quick is "
+                                     f"{data.get('quick')!r}; it is true or false")
+        if data["quick"]:
+            continue  # a --quick run: not figures to rank by
+        rows.append(_standing(data, path))
     return tuple(sorted(rows, key=lambda s: (-s.elo, s.agent)))
 
 
@@ -126,7 +264,8 @@ def standings_table(protocol: str = DEFAULT_PROTOCOL, networks: list[str] | None
         mark = " (strongest network)" if best_net is not None and s.agent == best_net.agent else ""
         vs = "(itself)" if s.agent == "expert" else _gp(s.vs("expert"))
         ms = "" if s.median_ms is None else f"{s.median_ms:.2f}"
-        lines.append(f"| {i} | `{s.agent}`{mark} | {s.elo:.0f} | {vs} | {ms} |")
+        lines.append(f"| {i} | {markdown_cell(s.agent, code=True)}{mark} | {s.elo:.0f} | {vs} "
+                     f"| {ms} |")
     return "\n".join(lines)
 
 
@@ -151,7 +290,11 @@ def with_table(text: str, table: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     paths = sys.argv[1:] if argv is None else argv
-    table = shipped_table()
+    try:
+        table = shipped_table()
+    except BenchmarkFileError as e:
+        print(f"sixtysix_env.standings: {e}", file=sys.stderr)
+        return 2
     if not paths:
         print(table)
         return 0

@@ -1,33 +1,59 @@
 """``sixtysix leaderboard``: the leaderboard page from a folder of benchmark and exploit files.
 
-Every refusal names the file it is about and why: a file that is not JSON or
-not a complete benchmark or exploitability file, a folder that mixes
-protocols (a ``--quick`` result beside full ones, say, named by file), two
-files for one agent, a folder with no benchmark file. A command the page
-shows holds no path of the machine it ran on: a path outside the folder it
-ran in is shown by its base name (:func:`.report.public_command`).
+Every refusal names the file it is about and why: a file that is not a small
+regular file (a FIFO, ``/dev/zero``, a file over the bound), not JSON, not a
+complete benchmark or exploitability file, or one holding a value of the wrong
+type (named by its field); a folder that mixes protocols (a ``--quick`` result
+beside full ones, say, named by file) or holds a result not played as its
+protocol plays; two files for one agent; a folder with no benchmark file. A
+command the page shows holds no path of the machine it ran on: a path outside
+the folder it ran in is shown by its base name (:func:`.report.public_command`).
+Every string from a file is escaped on the page (:mod:`.report`).
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import shlex
 import sys
 from typing import Any
 
 from ..files import replaced
+from ..standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
 from .report import leaderboard, one_protocol
-from .run import FORMAT, BenchmarkResult
+from .run import (
+    COUNT,
+    FLAG,
+    FORMAT,
+    INTERVAL,
+    NAME,
+    NULL,
+    NUMBER,
+    SECONDS,
+    TEXT,
+    BenchmarkResult,
+    Kind,
+    check_values,
+)
 
 #: The ``format`` of an exploitability estimate's file (written by ``sixtysix exploit``).
 EXPLOIT_FORMAT = "sixtysix-exploit"
 
-#: The fields the page reads from an exploitability file.
+#: The ``format_version`` of the exploitability files read here.
+EXPLOIT_FORMAT_VERSION = 1
+
+#: The fields the page reads from an exploitability file (``start`` may be left out).
 EXPLOIT_FIELDS = ("target", "gp_per_hand", "gp_ci95", "deals", "steps", "train_seconds",
                   "command")
+EXPLOIT_KINDS: dict[str, Kind] = {
+    "target": NAME, "gp_per_hand": NUMBER | NULL, "gp_ci95": INTERVAL | NULL, "deals": COUNT,
+    "steps": COUNT, "train_seconds": SECONDS, "command": TEXT,
+    "start": Kind(lambda v: isinstance(v, dict), "an object") | NULL,
+}
+#: The fields of an exploitability file's ``start``.
+START_KINDS: dict[str, Kind] = {"from": TEXT, "agent": NAME, "symmetry_dropped": FLAG}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,39 +63,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the page here (default: print it)")
 
 
-def _load(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a JSON file (not UTF-8 text)") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not a JSON file ({e})") from None
-    except OSError as e:
-        raise ValueError(f"{path}: cannot be read ({e.strerror or e})") from None
+def check_exploit(data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, an exploitability file's content, once the fields the page reads are
+    there with values of their types; ValueError naming the field otherwise."""
+    missing = [k for k in (*EXPLOIT_FIELDS, "format_version") if k not in data]
+    if missing:
+        raise ValueError(f"an exploitability file ({EXPLOIT_FORMAT}) without "
+                         f"{', '.join(missing)}")
+    if data["format_version"] != EXPLOIT_FORMAT_VERSION:
+        raise ValueError(f"format_version {data['format_version']!r}; this version reads "
+                         f"{EXPLOIT_FORMAT} files of format_version {EXPLOIT_FORMAT_VERSION}")
+    check_values(data, EXPLOIT_KINDS)
+    if data.get("start") is not None:
+        if "agent" not in data["start"]:
+            raise ValueError("an exploitability file whose start is without agent")
+        check_values(data["start"], START_KINDS, "start.")
+    return data
 
 
 def read_files(
     folder: str,
 ) -> tuple[list[tuple[str, BenchmarkResult]], list[tuple[str, dict]]]:
     """(path, result) of each benchmark file and (path, estimate) of each exploitability
-    file among ``folder``'s JSON files; other JSON files are left alone. A file of either
-    kind that cannot be read raises ValueError naming it and why."""
+    file among ``folder``'s JSON files; other JSON files are left alone. Each is read only
+    as a small regular file (:func:`~sixtysix_env.standings.read_json`). A file of either
+    kind that cannot be read, or holds a value of the wrong type, raises
+    :class:`~sixtysix_env.standings.BenchmarkFileError` naming it and why."""
     results, exploits = [], []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        data = _load(path)
+        data = read_json(path, "a benchmark or exploitability file", MAX_RESULT_BYTES)
         kind = data.get("format") if isinstance(data, dict) else None
         try:
             if kind == FORMAT:
                 results.append((path, BenchmarkResult.from_dict(data)))
             elif kind == EXPLOIT_FORMAT:
-                missing = [k for k in EXPLOIT_FIELDS if k not in data]
-                if missing:
-                    raise ValueError(f"an exploitability file ({EXPLOIT_FORMAT}) without "
-                                     f"{', '.join(missing)}")
-                exploits.append((path, data))
+                exploits.append((path, check_exploit(data)))
         except (TypeError, KeyError, ValueError) as e:
-            raise ValueError(f"{path}: {e}") from None
+            raise BenchmarkFileError(f"{path}: {e}") from None
     return results, exploits
 
 
@@ -89,31 +119,6 @@ def _same_agent(results: list[tuple[str, BenchmarkResult]]) -> str | None:
             return (f"{len(files)} files benchmark the agent {agent!r}: {', '.join(files)}; "
                     "a leaderboard takes one row per agent: keep one of them in the folder")
     return None
-
-
-#: What a file holding a value of the wrong type raises while its rows are made.
-_BAD_VALUE = (TypeError, ValueError, KeyError, IndexError, AttributeError)
-
-
-def _page(results: list[tuple[str, BenchmarkResult]], exploits: list[tuple[str, dict]],
-          command: str) -> str:
-    """The page; a file with a value of the wrong type (which only making its rows finds)
-    is refused by its name."""
-    try:
-        return leaderboard([r for _, r in results], [e for _, e in exploits], command,
-                           files=[p for p, _ in results])
-    except _BAD_VALUE as error:
-        for path, r in results:  # which file? each alone, with a file known to be good
-            try:
-                leaderboard([r])
-            except _BAD_VALUE as e:
-                raise ValueError(f"{path}: a value of the wrong type ({e})") from None
-        for path, x in exploits:
-            try:
-                leaderboard([results[0][1]], [x])
-            except _BAD_VALUE as e:
-                raise ValueError(f"{path}: a value of the wrong type ({e})") from None
-        raise ValueError(str(error)) from error
 
 
 def _output_problem(path: str) -> str | None:
@@ -143,11 +148,14 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.folder}: no benchmark file in it (a JSON file of format {FORMAT}, as "
                 f"sixtysix benchmark AGENT --out-dir {args.folder} writes)"
             )
+        # The protocols first: a --quick result beside the same agent's full one is named
+        # as the quick result to move out.
+        one_protocol([r for _, r in results], [p for p, _ in results])
         problem = _same_agent(results)
         if problem:
             raise ValueError(problem)
-        one_protocol([r for _, r in results], [p for p, _ in results])
-        page = _page(results, exploits, command)
+        page = leaderboard([r for _, r in results], [e for _, e in exploits], command,
+                           files=[p for p, _ in results])
     except ValueError as e:
         print(f"sixtysix leaderboard: {e}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from ..evaluation.cli import add_address_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
 from ..files import write_json
+from ..standings import BenchmarkFileError
 from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, get_protocol
 from .report import markdown_rows
 from .run import (
@@ -21,9 +22,11 @@ from .run import (
     Opponent,
     PairStore,
     benchmark,
+    check_replaceable,
     estimate,
-    file_stem,
+    ladder_file_name,
     pairs_to_play,
+    result_file_name,
     time_pairs,
 )
 
@@ -63,8 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "minutes without): a smoke test, not figures to cite")
     parser.add_argument("--json", metavar="PATH", help="write the (one) agent's figures here")
     parser.add_argument("--out-dir", metavar="DIR",
-                        help="write each agent's figures to DIR/NAME.json, and keep the pairs "
-                        "played in DIR/pairs/ (a stopped run resumes from them)")
+                        help="write each agent's figures to DIR/NAME.json (DIR/NAME-quick.json "
+                        "with --quick), and keep the pairs played in DIR/pairs/ (a stopped "
+                        "run resumes from them); a file there of another agent, protocol or "
+                        "mode is never written over")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     add_address_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -138,13 +143,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
     command = _command(args)
     cache = None
-    if args.out_dir:
-        os.makedirs(args.out_dir, exist_ok=True)
-        cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
-    print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
-    try:
+    try:  # before anything is played: what it would write over, the pairs it would reuse
+        _check_outputs(args, protocol, agents)
+        if args.out_dir:
+            os.makedirs(args.out_dir, exist_ok=True)
+            cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
+        print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
         print(f"sixtysix benchmark: {_estimate(agents, protocol, args.workers, cache)}",
               file=sys.stderr, flush=True)
+    except BenchmarkFileError as e:
+        print(f"sixtysix benchmark: {e}", file=sys.stderr)
+        return 2
     except SixtySixError as e:  # an agent that fails on its first deal
         print(f"sixtysix benchmark: {e}", file=sys.stderr)
         return 1
@@ -152,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
     def save(result: BenchmarkResult) -> None:
         if not (args.out_dir or args.json):
             return
-        path = args.json or os.path.join(args.out_dir, f"{file_stem(result.agent)}.json")
+        path = _result_path(args, protocol, result.agent)
+        check_replaceable(path, protocol, result.agent)  # again: the folder may have changed
         result.save_json(path)
         print(f"  {result.agent}: figures saved to {path}", flush=True)
 
@@ -169,11 +179,20 @@ def run(args: argparse.Namespace) -> int:
     except RayAddressError as e:
         print(f"sixtysix benchmark: {e}", file=sys.stderr)
         return 2
+    except BenchmarkFileError as e:  # a file put where a result or a pair goes as it played
+        kept = f" (the pairs played in full are kept in {args.out_dir}/pairs)"
+        print(f"sixtysix benchmark: {e}{kept if args.out_dir else ''}", file=sys.stderr)
+        return 2
     except SixtySixError as e:
         print(f"sixtysix benchmark: {e}", file=sys.stderr)
         return 1
     if args.ladder and len(results[0].ladder_elo) == len(protocol.ladder):
-        path = os.path.join(args.out_dir, f"{protocol.name}-ladder.json")
+        path = os.path.join(args.out_dir, ladder_file_name(protocol))
+        try:
+            check_replaceable(path, protocol)
+        except BenchmarkFileError as e:
+            print(f"sixtysix benchmark: {e}", file=sys.stderr)
+            return 2
         _write_ladder(path, results, command)
         print(f"  the ladder's ratings saved to {path}")
     print()
@@ -182,6 +201,31 @@ def run(args: argparse.Namespace) -> int:
           "(Bradley-Terry on hands won, a tie counts half); ms/decision: the median against "
           f"{protocol.anchor}")
     return 0
+
+
+def _result_path(args: argparse.Namespace, protocol: Protocol, agent: str) -> str:
+    return args.json or os.path.join(args.out_dir, result_file_name(agent, protocol))
+
+
+def _check_outputs(args: argparse.Namespace, protocol: Protocol, agents: list[str]) -> None:
+    """Refuse (:class:`BenchmarkFileError`), before anything is played, a run that would
+    write over a file of another agent, protocol or mode, or write two agents' figures to
+    one file."""
+    if not (args.out_dir or args.json):
+        return
+    by_path: dict[str, list[str]] = {}
+    for agent in agents:
+        path = os.path.normpath(_result_path(args, protocol, agent))
+        by_path.setdefault(path, []).append(agent)
+    for path, specs in by_path.items():
+        if len(specs) > 1:
+            raise BenchmarkFileError(
+                f"{' and '.join(map(repr, specs))} would write their figures to one file, "
+                f"{path}: benchmark them into different --out-dir folders (or copy a policy "
+                "file to another name first)")
+        check_replaceable(path, protocol, specs[0])
+    if args.ladder:
+        check_replaceable(os.path.join(args.out_dir, ladder_file_name(protocol)), protocol)
 
 
 def _unknown_agent(agents: list[str]) -> str | None:

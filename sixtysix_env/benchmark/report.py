@@ -2,7 +2,10 @@
 
 What they publish names no place on the machine a file was made on: an agent's
 file and a recorded command's paths outside the folder it ran in appear by their
-base names (:func:`public_command`).
+base names (:func:`public_command`). Every string from a file reaches the page
+through :func:`~sixtysix_env.standings.markdown_cell` (a recorded command through
+:func:`~sixtysix_env.standings.markdown_code_line`): shown as it is, never as HTML,
+a link or the end of a cell.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from ..standings import markdown_cell, markdown_code_line
 from .protocol import Protocol, get_protocol
-from .run import BenchmarkResult
+from .run import BenchmarkResult, check_protocol
 
 #: Options of the commands whose value is a machine's address, not a file: left out of
 #: a published command (the figures do not depend on them).
@@ -87,15 +91,24 @@ def _row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _agent(spec: str) -> str:
+    """An agent's cell: its public name (:func:`public_name`) in a code span, escaped."""
+    return markdown_cell(public_name(spec), code=True)
+
+
+def _vs(protocol: Protocol) -> list[str]:
+    return [markdown_cell(f"vs {r}") for r in protocol.ladder]
+
+
 def hands_header(protocol: Protocol) -> list[str]:
-    return [_row(["agent", "Elo", *(f"vs {r}" for r in protocol.ladder), "ms/decision"]),
+    return [_row(["agent", "Elo", *_vs(protocol), "ms/decision"]),
             _row(["---", "---:", *("---:" for _ in protocol.ladder), "---:"])]
 
 
 def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
     """The agent's Markdown row: Elo, game points per hand against each rung, ms per decision."""
     by = {o.name: o for o in r.opponents}
-    cells = [f"`{public_name(r.agent)}`", _elo(r)]
+    cells = [_agent(r.agent), _elo(r)]
     for rung in protocol.ladder:
         o = by.get(rung)
         cells.append("(itself)" if o is None else _gp(o.gp_per_hand, o.gp_ci95))
@@ -105,7 +118,7 @@ def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
 
 def matches_row(r: BenchmarkResult, protocol: Protocol) -> str:
     by = {o.name: o for o in r.opponents}
-    cells = [f"`{public_name(r.agent)}`"]
+    cells = [_agent(r.agent)]
     for rung in protocol.ladder:
         o = by.get(rung)
         cells.append("(itself)" if o is None else _rate(o.match_rate, o.match_ci95))
@@ -113,7 +126,7 @@ def matches_row(r: BenchmarkResult, protocol: Protocol) -> str:
 
 
 def matches_table(ranked: Sequence[BenchmarkResult], protocol: Protocol) -> list[str]:
-    return [_row(["agent", *(f"vs {r}" for r in protocol.ladder)]),
+    return [_row(["agent", *_vs(protocol)]),
             _row(["---", *("---:" for _ in protocol.ladder)]),
             *(matches_row(r, protocol) for r in ranked)]
 
@@ -138,13 +151,13 @@ def _exploit_rows(
     by_agent = {r.agent: r for r in results}
     for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
         lines.append(_row([
-            f"`{public_name(e['target'])}`", _gp(e["gp_per_hand"], e["gp_ci95"]),
+            _agent(e["target"]), _gp(e["gp_per_hand"], e["gp_ci95"]),
             f"{e['deals']:,}",
             _start(e.get("start")), f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min",
             _ladder_best(by_agent.get(e["target"])),
         ]))
     lines += ["", "The commands:", ""]
-    lines += [f"    {public_command(e['command'])}"
+    lines += [f"    {markdown_code_line(public_command(e['command']))}"
               for e in sorted(exploits, key=lambda e: e["target"])]
     return lines
 
@@ -157,7 +170,7 @@ def _ladder_best(target: BenchmarkResult | None) -> str:
     o = min(target.opponents, key=lambda o: o.gp_per_hand if o.gp_per_hand is not None else 9)
     if o.gp_per_hand is None or o.gp_ci95 is None:
         return "–"
-    return f"`{o.name}` {_gp(-o.gp_per_hand, [-o.gp_ci95[1], -o.gp_ci95[0]])}"
+    return f"{_agent(o.name)} {_gp(-o.gp_per_hand, [-o.gp_ci95[1], -o.gp_ci95[0]])}"
 
 
 def _start(start: dict[str, Any] | None) -> str:
@@ -165,8 +178,8 @@ def _start(start: dict[str, Any] | None) -> str:
         return "–"
     if start.get("from") == "init":
         plain = ", played once" if start.get("symmetry_dropped") else ""
-        return f"the weights of `{public_name(start['agent'])}`{plain}"
-    return f"a clone of `{public_name(start['agent'])}`"
+        return f"the weights of {_agent(start['agent'])}{plain}"
+    return f"a clone of {_agent(start['agent'])}"
 
 
 def _protocol_name(name: str, quick: bool) -> str:
@@ -178,12 +191,17 @@ def _listed(names: Sequence[str], most: int = 6) -> str:
     return ", ".join(names[:most]) + more
 
 
+def _names(results: Sequence[BenchmarkResult], files: Sequence[str] | None) -> list[str]:
+    """How a refusal names each result: its file's name, or its agent without ``files``."""
+    return [os.path.basename(f) for f in files] if files else [f"`{r.agent}`" for r in results]
+
+
 def one_protocol(
     results: Sequence[BenchmarkResult], files: Sequence[str] | None = None
 ) -> Protocol:
     """The protocol all ``results`` were played under; ValueError naming each file (or
     agent, without ``files``) and its protocol if they differ or one is unknown."""
-    where = [os.path.basename(f) for f in files] if files else [f"`{r.agent}`" for r in results]
+    where = _names(results, files)
     groups: dict[tuple[str, bool], list[str]] = {}
     for w, r in zip(where, results):
         groups.setdefault((r.protocol, r.quick), []).append(w)
@@ -217,16 +235,19 @@ def leaderboard(
     if not results:
         raise ValueError("no benchmark results to put on a leaderboard")
     protocol = one_protocol(results, files)
+    where = _names(results, files)
+    for w, r in zip(where, results):
+        check_protocol(r, protocol, w)
     ranked = sorted(results, key=lambda r: (-(r.elo if r.elo is not None else -1e9), r.agent))
     quick = " (quick: not figures to cite)" if protocol.quick else ""
     out = [
         f"# Leaderboard: {protocol.name}{quick}",
         "",
         "<!-- Generated; do not edit by hand. -->",
-        f"Generated by `{public_command(command)}` from the benchmark files beside it. Each "
-        "file was made by the command it records (below); the same command gives the same "
-        "figures on any machine, with any number of workers. Times per decision depend on "
-        "the machine.",
+        f"Generated by {markdown_cell(public_command(command), code=True)} from the benchmark "
+        "files beside it. Each file was made by the command it records (below); the same "
+        "command gives the same figures on any machine, with any number of workers. Times per "
+        "decision depend on the machine.",
         "",
         f"Protocol {protocol.describe()}.",
         "",
@@ -268,11 +289,14 @@ def _file_rows(ranked: Sequence[BenchmarkResult]) -> list[str]:
     ]
     for r in ranked:
         f = r.agent_file
-        where = ("built in" if f is None
-                 else f"`{ntpath.basename(f['path'])}` ({f['sha256'][:16]})")
-        out.append(_row([f"`{public_name(r.agent)}`", where, r.package_version, r.machine,
-                         str(r.workers), f"{r.wall_seconds / 60:.1f} min"]))
-    commands = sorted({public_command(r.command) for r in ranked if r.command})
+        where = "built in" if f is None else (
+            f"{markdown_cell(ntpath.basename(f['path']), code=True)} "
+            f"({markdown_cell(f['sha256'][:16])})")
+        out.append(_row([_agent(r.agent), where, markdown_cell(r.package_version),
+                         markdown_cell(r.machine), str(r.workers),
+                         f"{r.wall_seconds / 60:.1f} min"]))
+    commands = sorted({markdown_code_line(public_command(r.command))
+                       for r in ranked if r.command})
     if commands:
         out += ["", "Made by (a path outside the folder a command ran in is shown by its base "
                 "name, and a Ray --address is left out):", "", *(f"    {c}" for c in commands)]

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import math
 import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .. import __version__
@@ -37,6 +36,14 @@ from ..files import write_json
 from ..machine import machine
 from ..rules import make_rules
 from ..shipped import shipped_policies
+from ..standings import (
+    MAX_LADDER_BYTES,
+    MAX_PAIR_BYTES,
+    MAX_RESULT_BYTES,
+    BenchmarkFileError,
+    is_number,
+    read_json,
+)
 from ..view import player_view
 from .protocol import Protocol, get_protocol
 
@@ -112,12 +119,14 @@ class BenchmarkResult:
             )
         values = {k: v for k, v in data.items() if k not in ("format", "format_version")}
         _check_fields("a benchmark file", values, cls)
-        if not isinstance(values["opponents"], list):
-            raise ValueError("a benchmark file's opponents are a list")
-        for o in values["opponents"]:
+        check_values(values, RESULT_KINDS)
+        for i, o in enumerate(values["opponents"]):
             if not isinstance(o, dict):
-                raise ValueError(f"an opponent in a benchmark file is an object, not {o!r}")
-            _check_fields(f"the opponent {o.get('name', '?')!r}", o, Opponent)
+                raise ValueError(f"a value of the wrong type: opponents[{i}] is {_shown(o)}; "
+                                 "it is an object")
+            _check_fields(f"the opponent {_shown(o.get('name', '?'))}", o, Opponent)
+            check_values(o, OPPONENT_KINDS, f"opponents[{i}].")
+            _check_counts(o, f"opponents[{i}] ({_shown(o['name'])})")
         values["opponents"] = [Opponent(**o) for o in values["opponents"]]
         return cls(**values)
 
@@ -154,16 +163,148 @@ def _check_fields(what: str, values: dict[str, Any], cls: type) -> None:
         raise ValueError(f"{what} {' and '.join(said)} (written by another version?)")
 
 
+# -- what a file may hold -------------------------------------------------------------------
+#
+# Each field of a benchmark file (and of an opponent in it): a test, and what it allows in
+# words. A value of another type is refused by name (the field, what it is, what is
+# allowed), never found by a traceback while a page is made.
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a field may hold: ``test`` accepts it, ``allowed`` says it in words."""
+
+    test: Callable[[Any], bool]
+    allowed: str
+
+    def __or__(self, other: Kind) -> Kind:
+        return Kind(lambda v: self.test(v) or other.test(v), f"{self.allowed} or {other.allowed}")
+
+
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _is_interval(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(map(is_number, v)) and v[0] <= v[1]
+
+
+def _is_times(v: Any) -> bool:
+    """A timing summary: decisions and milliseconds (numbers), ``against`` a name."""
+    return isinstance(v, dict) and all(
+        isinstance(k, str) and (isinstance(x, str) if k == "against" else is_number(x))
+        for k, x in v.items())
+
+
+NULL = Kind(lambda v: v is None, "null")
+TEXT = Kind(lambda v: isinstance(v, str), "text")
+NAME = Kind(lambda v: isinstance(v, str) and v.strip() != "", "a name (text, not blank)")
+FLAG = Kind(lambda v: isinstance(v, bool), "true or false")
+COUNT = Kind(_is_count, "a whole number, 0 or more")
+NUMBER = Kind(is_number, "a number")
+SECONDS = Kind(lambda v: is_number(v) and v >= 0, "a number, 0 or more")
+SHARE = Kind(lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1")
+INTERVAL = Kind(_is_interval, "a list of two numbers, the lower first")
+RATINGS = Kind(lambda v: isinstance(v, dict) and all(isinstance(k, str) and is_number(x)
+                                                     for k, x in v.items()),
+               "an object of names and numbers")
+TIMES = Kind(_is_times, "an object of numbers (decisions, milliseconds) and against, a name")
+TIMES_BY_AGENT = Kind(lambda v: isinstance(v, dict) and all(
+    isinstance(k, str) and _is_times(x) for k, x in v.items()),
+    "an object of each agent's timing (numbers)")
+AGENT_FILE = Kind(lambda v: isinstance(v, dict) and set(v) == {"path", "sha256"}
+                  and isinstance(v["path"], str)
+                  and isinstance(v["sha256"], str) and len(v["sha256"]) == 64
+                  and all(c in "0123456789abcdef" for c in v["sha256"]),
+                  "an object of path (text) and sha256 (64 hexadecimal digits)")
+OBJECTS = Kind(lambda v: isinstance(v, list), "a list of objects")
+
+#: Every field of a benchmark file but ``format`` and ``format_version``.
+RESULT_KINDS: dict[str, Kind] = {
+    "agent": NAME, "protocol": NAME, "quick": FLAG, "rules": NAME, "package_version": TEXT,
+    "agent_file": AGENT_FILE | NULL, "opponents": OBJECTS, "elo": NUMBER | NULL,
+    "ladder_elo": RATINGS, "elo_anchor": RATINGS, "timing": TIMES, "machine": TEXT,
+    "workers": Kind(lambda v: _is_count(v) and v >= 1, "a whole number, 1 or more"),
+    "address": TEXT | NULL, "wall_seconds": SECONDS, "command": TEXT | NULL,
+    "protocol_text": TEXT,
+}
+#: Every field of an opponent in a benchmark file.
+OPPONENT_KINDS: dict[str, Kind] = {
+    "name": NAME, "deals": COUNT, "hands": COUNT, "gp_per_hand": NUMBER | NULL,
+    "gp_ci95": INTERVAL | NULL, "hands_won": COUNT, "hands_lost": COUNT, "hands_tied": COUNT,
+    "match_seeds": COUNT, "matches": COUNT, "matches_won": COUNT, "match_rate": SHARE | NULL,
+    "match_ci95": INTERVAL | NULL, "match_gp_per_hand": NUMBER | NULL,
+    "match_gp_ci95": INTERVAL | NULL, "timing": TIMES_BY_AGENT,
+}
+
+
+def _shown(value: Any, most: int = 60) -> str:
+    """``value``'s repr, cut to ``most`` characters (a message quotes what a file holds)."""
+    text = repr(value)
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
+def check_values(values: dict[str, Any], kinds: dict[str, Kind], prefix: str = "") -> None:
+    """ValueError naming the first field of ``values`` whose value ``kinds`` does not allow:
+    the field (after ``prefix``), what it holds and what is allowed."""
+    for name, kind in kinds.items():
+        if name in values and not kind.test(values[name]):
+            raise ValueError(f"a value of the wrong type: {prefix}{name} is "
+                             f"{_shown(values[name])}; it is {kind.allowed}")
+
+
+def _check_counts(o: dict[str, Any], what: str) -> None:
+    """ValueError where an opponent's counts contradict one another (a file not written
+    by a benchmark, or edited)."""
+    said = []
+    if o["hands"] != 2 * o["deals"]:
+        said.append(f"hands {o['hands']} are not twice its {o['deals']} paired deals")
+    if o["hands_won"] + o["hands_lost"] + o["hands_tied"] != o["hands"]:
+        said.append(f"hands won, lost and tied ({o['hands_won']}, {o['hands_lost']}, "
+                    f"{o['hands_tied']}) do not add up to its {o['hands']} hands")
+    if o["matches"] != 2 * o["match_seeds"]:
+        said.append(f"matches {o['matches']} are not twice its {o['match_seeds']} match seeds")
+    if o["matches_won"] > o["matches"]:
+        said.append(f"matches won {o['matches_won']} are more than its {o['matches']} matches")
+    if said:
+        raise ValueError(f"{what}: {'; '.join(said)}")
+
+
+def check_protocol(result: BenchmarkResult, protocol: Protocol, what: str) -> None:
+    """ValueError naming ``what`` (its file) where ``result`` was not played as
+    ``protocol`` plays: other rules, other rungs, other counts, another Elo anchor. A file
+    of another protocol's version is so never mixed into a page of this one."""
+    name = f"{protocol.name}{' --quick' if protocol.quick else ''}"
+    rungs = [r for r in protocol.ladder if r != result.agent]
+    said = []
+    if result.rules != protocol.rules:
+        said.append(f"rules {result.rules!r}; {name} plays {protocol.rules!r}")
+    if [o.name for o in result.opponents] != rungs:
+        said.append(f"opponents {', '.join(o.name for o in result.opponents) or 'none'}; "
+                    f"{name} plays {', '.join(rungs)}")
+    else:
+        for o in result.opponents:
+            deals, seeds = protocol.counts(result.agent, o.name)
+            if (o.deals, o.match_seeds) != (deals, seeds):
+                said.append(f"{o.deals} paired deals and {o.match_seeds} match seeds against "
+                            f"{o.name}; {name} plays {deals} and {seeds}")
+    if result.elo_anchor != {protocol.anchor: protocol.anchor_elo}:
+        said.append(f"Elo anchor {result.elo_anchor}; {name} anchors "
+                    f"{protocol.anchor} = {protocol.anchor_elo:g}")
+    if said:
+        raise ValueError(f"{what}: not played as {name} plays: {'; '.join(said)}")
+
+
 def load_benchmark(path: str) -> BenchmarkResult:
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not a JSON file ({e})") from None
+    """The result in a benchmark file; :class:`BenchmarkFileError` (a ValueError) naming
+    the file and what is wrong with it."""
+    data = read_json(path, "a benchmark file", MAX_RESULT_BYTES)
+    if not isinstance(data, dict):
+        raise BenchmarkFileError(f"{path}: not a benchmark file (a JSON object)")
     try:
         return BenchmarkResult.from_dict(data)
     except (TypeError, KeyError, ValueError) as e:
-        raise ValueError(f"{path}: {e}") from None
+        raise BenchmarkFileError(f"{path}: {e}") from None
 
 
 # -- what the agent is -----------------------------------------------------------------
@@ -233,13 +374,36 @@ def fit_ladder(
 
 
 def reference_ratings(protocol: Protocol) -> dict[str, float] | None:
-    """The ladder's ratings installed with the package for ``protocol`` (None if none)."""
+    """The ladder's ratings installed with the package for ``protocol`` (None if none);
+    :class:`BenchmarkFileError` naming the file if it is not the ladder's ratings of
+    ``protocol``'s full run."""
     path = os.path.join(os.path.dirname(__file__), f"{protocol.name}-ladder.json")
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return None
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    return {k: float(v) for k, v in data["ratings"].items()}
+    data = read_json(path, "a ladder's ratings file", MAX_LADDER_BYTES)
+    try:
+        return ladder_file_ratings(data, replace(protocol, quick=False))
+    except ValueError as e:
+        raise BenchmarkFileError(f"{path}: {e}") from None
+
+
+def ladder_file_ratings(data: Any, protocol: Protocol) -> dict[str, float]:
+    """The ratings a ladder's file (``PROTOCOL-ladder.json``) holds; ValueError where it is
+    not the ladder's ratings of ``protocol`` (its name and mode): each rung rated, the
+    anchor at its rating."""
+    if not isinstance(data, dict) or not RATINGS.test(data.get("ratings")):
+        raise ValueError("not a ladder's ratings file (an object whose ratings are an object "
+                         "of names and numbers)")
+    if data.get("protocol") != protocol.name or data.get("quick") is not protocol.quick:
+        raise ValueError(f"the ratings of protocol {_shown(data.get('protocol'))}, quick "
+                         f"{_shown(data.get('quick'))}; wanted: {protocol.name}, quick "
+                         f"{protocol.quick}")
+    ratings = data["ratings"]
+    if set(ratings) != set(protocol.ladder) or ratings[protocol.anchor] != protocol.anchor_elo:
+        raise ValueError(f"ratings of {', '.join(ratings) or 'no one'}; {protocol.name}'s "
+                         f"ladder is {', '.join(protocol.ladder)}, {protocol.anchor} at "
+                         f"{protocol.anchor_elo:g}")
+    return {k: float(v) for k, v in ratings.items()}
 
 
 # -- playing -------------------------------------------------------------------------------
@@ -313,16 +477,25 @@ def play_pair(
 class PairStore(dict):
     """A pair cache kept in a folder: each pair played is saved, and found again next time.
 
-    A saved pair is used only if it was played under the same protocol
-    (quick or not), by the same package version, with the same agent files
-    (their SHA-256); otherwise it is played again and replaced. A stopped
-    benchmark so resumes from its last whole pair.
+    A saved pair is used only if its stamp says it was played under the same protocol
+    (quick or not), by the same package version, with the same agent files (their
+    SHA-256); a pair of another stamp is played again and replaced. A stopped benchmark so
+    resumes from its last whole pair. A file of the right stamp is reused only as the
+    protocol plays the pair, in full: its two evaluations complete, of these agents, in
+    hand and match mode, on the protocol's seeds, deal and match counts and rules. Any
+    other file where a pair is kept (one that is not a kept pair, not JSON, not a small
+    regular file, or whose figures contradict its stamp) is refused by name
+    (:class:`BenchmarkFileError`, from ``in``), never played over: delete it to play the
+    pair again.
     """
 
     def __init__(self, folder: str, protocol: Protocol):
         super().__init__()
         self.folder = folder
         self.protocol = protocol
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            raise BenchmarkFileError(f"{folder} is not a folder (where the pairs played are "
+                                     "kept): move it away")
         os.makedirs(folder, exist_ok=True)
 
     def _path(self, key: tuple[str, str]) -> str:
@@ -347,19 +520,38 @@ class PairStore(dict):
             return True
         assert isinstance(key, tuple)
         path = self._path(key)
-        if not os.path.isfile(path):
+        if not os.path.lexists(path):
             return False
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-            if data.get("stamp") != self._stamp(key):
-                return False
-            run = PairRun(EvalResult.from_dict(data["hands"]),
-                          EvalResult.from_dict(data["matches"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            return False
-        super().__setitem__(key, run)
+            data = read_json(path, "a kept pair file", MAX_PAIR_BYTES)
+        except BenchmarkFileError as e:
+            raise BenchmarkFileError(f"{e}: a kept pair this benchmark will not reuse. "
+                                     "Delete the file to play the pair again") from None
+        if not isinstance(data, dict) or not isinstance(data.get("stamp"), dict):
+            raise self._refusal(path, "it is not a kept pair (a JSON object of its stamp, "
+                                "hands and matches)")
+        if data["stamp"] != self._stamp(key):
+            return False  # another package version or agent file: played again, replaced
+        run = []
+        deals, matches = self.protocol.counts(*key)
+        for part, mode, seed, count in (("hands", "hand", self.protocol.hand_seed, deals),
+                                        ("matches", "match", self.protocol.match_seed, matches)):
+            try:
+                res = EvalResult.from_dict(data.get(part))
+            except (TypeError, ValueError, KeyError, AttributeError) as e:
+                raise self._refusal(path, f"its {part} are not an evaluation's result "
+                                    f"({e})") from None
+            problem = _pair_problem(res, key, mode, seed, count, self.protocol)
+            if problem:
+                raise self._refusal(path, f"its {part}: {problem}")
+            run.append(res)
+        super().__setitem__(key, PairRun(*run))
         return True
+
+    def _refusal(self, path: str, why: str) -> BenchmarkFileError:
+        return BenchmarkFileError(
+            f"{path}: a kept pair this benchmark will not reuse: {why}. Delete the file to "
+            "play the pair again")
 
     def __setitem__(self, key: tuple[str, str], run: PairRun) -> None:
         super().__setitem__(key, run)
@@ -368,10 +560,124 @@ class PairStore(dict):
         write_json(self._path(key), data, indent=1)
 
 
+#: What a kept pair's figures hold, by mode: each field of its one :class:`PairStats`.
+_PAIR_KINDS: dict[str, dict[str, Kind]] = {
+    mode: {"a": NAME, "b": NAME, "deals": COUNT, "hands": COUNT, "gp_per_hand": NUMBER,
+           "gp_ci95": INTERVAL | NULL,  # null: one paired deal (or match seed) only
+           "hands_won_a": COUNT, "hands_won_b": COUNT, "hands_tied": COUNT, "matches": COUNT,
+           "matches_won_a": COUNT, "match_rate_a": SHARE if mode == "match" else NULL,
+           "match_ci95": INTERVAL if mode == "match" else NULL}
+    for mode in ("hand", "match")
+}
+
+
+def _pair_problem(res: EvalResult, key: tuple[str, str], mode: str, seed: int, count: int,
+                  protocol: Protocol) -> str | None:
+    """What makes ``res`` other than ``protocol``'s evaluation of the pair ``key`` in
+    ``mode`` (``count`` paired deals or match seeds from ``seed``), played in full; None if
+    nothing."""
+    unit = "paired deals" if mode == "hand" else "paired match seeds"
+    if res.complete is not True or res.stopped is not None:
+        return (f"complete is {_shown(res.complete)} (stopped: {_shown(res.stopped)}); only "
+                "a pair played in full is kept")
+    if res.mode != mode:
+        return f"mode {res.mode!r}; they are played in mode {mode!r}"
+    if res.agents != list(key):
+        return f"agents {_shown(res.agents)}; the pair is {list(key)}"
+    if res.seed != seed or not COUNT.test(res.seed):
+        return f"seed {_shown(res.seed)}; {protocol.name} plays them from seed {seed}"
+    if res.requested != count or not COUNT.test(res.requested):
+        return f"{_shown(res.requested)} {unit} asked for; {protocol.name} plays {count}"
+    rules = make_rules(protocol.rules).to_dict()
+    if res.rules != rules:
+        if not isinstance(res.rules, dict):
+            return f"rules {_shown(res.rules)}; {protocol.name} plays {protocol.rules!r}"
+        diff = sorted(k for k in set(rules) | set(res.rules) if res.rules.get(k) != rules.get(k))
+        return (f"rules that differ from {protocol.name}'s ({protocol.rules!r}) in "
+                f"{', '.join(diff)}")
+    if not TIMES_BY_AGENT.test(res.timing) or not SECONDS.test(res.wall_seconds):
+        return "a timing or wall_seconds of the wrong type"
+    if len(res.pairs) != 1:
+        return f"{len(res.pairs)} pairs' figures; a kept pair holds its own only"
+    p = asdict(res.pairs[0])
+    try:
+        check_values(p, _PAIR_KINDS[mode], "pairs[0].")
+    except ValueError as e:
+        return str(e)
+    if (p["a"], p["b"]) != key:
+        return f"the figures of {p['a']!r} against {p['b']!r}; the pair is {list(key)}"
+    if p["deals"] != count:
+        return f"{p['deals']} {unit} played; {protocol.name} plays {count}"
+    if p["hands_won_a"] + p["hands_won_b"] + p["hands_tied"] != p["hands"]:
+        return (f"hands won by each and tied ({p['hands_won_a']}, {p['hands_won_b']}, "
+                f"{p['hands_tied']}) that do not add up to its {p['hands']} hands")
+    if mode == "hand" and (p["hands"], p["matches"]) != (2 * count, 0):
+        return f"{p['hands']} hands and {p['matches']} matches; {count} {unit} are " \
+               f"{2 * count} hands and no match"
+    if mode == "match" and (p["matches"] != 2 * count or p["matches_won_a"] > p["matches"]):
+        return (f"{p['matches_won_a']} of {p['matches']} matches won; {count} {unit} are "
+                f"{2 * count} matches")
+    return None
+
+
 def file_stem(spec: str) -> str:
     """A file name for an agent spec: its letters, digits, '.', '-' and '_' (others as '_')."""
     base = os.path.basename(spec[:-4]) if spec.endswith(FILE_SUFFIXES) else spec
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in base) or "agent"
+
+
+def result_file_name(spec: str, protocol: Protocol) -> str:
+    """The file ``--out-dir`` writes an agent's figures to: ``NAME.json``, and
+    ``NAME-quick.json`` for ``--quick`` (so a quick look never replaces a full run). Two
+    specs can still have one name (``a/policy.npz``, ``b/policy.npz``):
+    :func:`check_replaceable` refuses to write one over the other."""
+    return f"{file_stem(spec)}{'-quick' if protocol.quick else ''}.json"
+
+
+def ladder_file_name(protocol: Protocol) -> str:
+    """The file ``--ladder`` writes the ladder's ratings to: ``PROTOCOL-ladder.json``, and
+    ``PROTOCOL-ladder-quick.json`` for ``--quick``."""
+    return f"{protocol.name}-ladder{'-quick' if protocol.quick else ''}.json"
+
+
+def _held(data: Any) -> str:
+    """What a JSON file holds, in words (the refusal to write over it says it)."""
+    if isinstance(data, dict):
+        protocol = data.get("protocol")
+        protocol = protocol if NAME.test(protocol) and len(protocol) < 60 else _shown(protocol)
+        quick = " --quick" if data.get("quick") is True else ""
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        return f"the figures of {_shown(data.get('agent'))} ({protocol}{quick})"
+    if isinstance(data, dict) and "ratings" in data and "format" not in data:
+        return f"the ladder's ratings of {protocol}{quick}"
+    if isinstance(data, dict) and isinstance(data.get("format"), str):
+        return f"a file of format {_shown(data['format'])}"
+    return "a JSON file that is not a benchmark's"
+
+
+def check_replaceable(path: str, protocol: Protocol, agent: str | None = None) -> None:
+    """Refuse (:class:`BenchmarkFileError`) to write over ``path`` what it does not already
+    hold: ``agent``'s figures under ``protocol`` in the same mode (``agent`` None: the
+    ladder's ratings of ``protocol``, the same mode). Nothing there: nothing to refuse. A
+    benchmark file is so replaced only by a run of the same spec, protocol and mode."""
+    if not os.path.lexists(path):
+        return
+    mode = f"{protocol.name}{' --quick' if protocol.quick else ''}"
+    new = (f"the ladder's ratings of {mode}" if agent is None
+           else f"the figures of {agent!r} ({mode})")
+    try:
+        data = read_json(path, "a benchmark file", MAX_RESULT_BYTES)
+    except BenchmarkFileError as e:
+        raise BenchmarkFileError(f"{e}: {new} would be written over it; write them "
+                                 "elsewhere, or move that file away first") from None
+    same = (isinstance(data, dict) and data.get("protocol") == protocol.name
+            and data.get("quick") is protocol.quick)
+    if same and (data.get("format") == FORMAT and data.get("agent") == agent if agent
+                 else "format" not in data and "ratings" in data):
+        return
+    raise BenchmarkFileError(
+        f"{path} holds {_held(data)}; {new} would replace it: write them elsewhere "
+        "(another --out-dir, or --json PATH), or move that file away first")
 
 
 def _order(protocol: Protocol, agent: str, rung: str) -> tuple[str, str, bool]:

@@ -1,4 +1,6 @@
-"""A protocol small enough for tests, registered for the test that asks for it (``tiny``)."""
+"""A protocol small enough for tests, registered for the test that asks for it (``tiny``),
+and the files a run of it writes (``tiny_files``, made once per module; ``tiny_board``, a
+copy of a test's own)."""
 
 from __future__ import annotations
 
@@ -19,3 +21,30 @@ TINY = Protocol(
 def tiny(monkeypatch) -> Protocol:
     monkeypatch.setitem(PROTOCOLS, TINY.name, TINY)
     return TINY
+
+
+#: An agent outside the ladder (it plays every rung) for the files below.
+OUTSIDER = "heuristic:likely_points_per_trick=5"
+
+
+@pytest.fixture(scope="module")
+def tiny_files(tmp_path_factory):
+    """The files ``sixtysix benchmark random OUTSIDER --protocol test-tiny --out-dir DIR``
+    writes (each agent's figures, the pairs in ``pairs/``), made once per test module:
+    copy them before changing them (``tiny_board``)."""
+    from sixtysix_env import cli
+
+    out = tmp_path_factory.mktemp("tiny") / "board"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(PROTOCOLS, TINY.name, TINY)
+        assert cli.main(["benchmark", "random", OUTSIDER, "--protocol", TINY.name,
+                         "--out-dir", str(out), "--no-progress"]) == 0
+    return out
+
+
+@pytest.fixture
+def tiny_board(tiny, tiny_files, tmp_path):
+    """A copy of ``tiny_files`` of this test's own, the tiny protocol registered."""
+    import shutil
+
+    return shutil.copytree(tiny_files, tmp_path / "board")

@@ -165,7 +165,8 @@ def test_a_broken_file_is_named_with_the_reason(folder, capsys, content, said):
     ],
 )
 def test_a_value_of_the_wrong_type_is_named_with_its_file(folder, capsys, name, change):
-    exploit = {"format": "sixtysix-exploit", "target": "random", "gp_per_hand": 1.5,
+    exploit = {"format": "sixtysix-exploit", "format_version": 1, "target": "random",
+               "gp_per_hand": 1.5,
                "gp_ci95": [1.4, 1.6], "deals": 2000, "steps": 1000, "train_seconds": 60.0,
                "command": "sixtysix exploit random"}
     (folder / "exploit-random.json").write_text(json.dumps(exploit))

@@ -350,5 +350,5 @@ def test_the_docs_recipe_runs_through_eval_export_and_benchmark(sb3_models, tmp_
     bench = tmp_path / "bench"
     assert main(["benchmark", path, "--quick", "--out-dir", str(bench), "--workers", "2"]) == 0
     assert "Elo" in capsys.readouterr().out
-    result = json.loads((bench / f"MaskablePPO-{policy}.json").read_text())
+    result = json.loads((bench / f"MaskablePPO-{policy}-quick.json").read_text())
     assert result["agent_file"]["sha256"] and result["quick"] is True

@@ -1,4 +1,4 @@
-"""Issue 54, items 4 to 6: the benchmark's files.
+"""The benchmark's files, as they are written, kept and read.
 
 * A result is never written over by the figures of another agent spec, protocol or mode:
   ``--quick`` writes ``NAME-quick.json``; any other clash is refused before anything is

@@ -4,7 +4,8 @@
 ``save_every``, counted in the learner's steps), evaluates the learner on
 paired deals against the configured opponents, keeps the best model, adds
 snapshots to the opponent pool, and saves ``latest/`` with the state a
-resumed run needs (``state.json``). It asks its backend only for what
+resumed run needs (``state.json``); Ctrl-C and SIGTERM wait until a save is
+done (:func:`~.runs.signals_held`). It asks its backend only for what
 differs (:class:`Learner`): the step count, the learner's actor as a numpy
 network, how to save its model into a folder, and where its charts go.
 
@@ -25,7 +26,7 @@ from sixtysix_env.policy import PolicyAgent, PolicyNetwork, save_policy
 from .config import TrainConfig
 from .figures import eval_line, evaluate_agent
 from .pool import OpponentPool
-from .runs import log_evaluation, write_json
+from .runs import log_evaluation, signals_held, write_json
 
 
 class Learner(Protocol):
@@ -146,11 +147,12 @@ class RunLifecycle:
         rel = os.path.join("snapshots", label + ".npz")
         network = self.learner.network()
         os.makedirs(os.path.join(self.run_dir, "snapshots"), exist_ok=True)
-        save_policy(
-            os.path.join(self.run_dir, rel),
-            network,
-            {"name": label, "training": {"steps": steps, "run": self.cfg.name}},
-        )
+        with signals_held():
+            save_policy(
+                os.path.join(self.run_dir, rel),
+                network,
+                {"name": label, "training": {"steps": steps, "run": self.cfg.name}},
+            )
         agent = PolicyAgent(
             network, {"name": label}, deterministic=self.cfg.snapshot_deterministic, name=label
         )
@@ -175,20 +177,24 @@ class RunLifecycle:
         if is_best:
             best_dir = os.path.join(self.run_dir, "best")
             os.makedirs(best_dir, exist_ok=True)
-            self.learner.save_model(best_dir, resumable=False)
-            write_json(os.path.join(best_dir, "eval.json"), record)
+            with signals_held():  # the model and its record together
+                self.learner.save_model(best_dir, resumable=False)
+                write_json(os.path.join(best_dir, "eval.json"), record)
         self._mark("eval")
         self.printer(eval_line(steps, self.wall_time(), figures, is_best))
         return record
 
     def save_latest(self) -> None:
+        """``latest/``: the model and the state a resumed run reads, saved together (a
+        Ctrl-C or SIGTERM is held until both are written, then handled)."""
         latest = os.path.join(self.run_dir, "latest")
         os.makedirs(latest, exist_ok=True)
-        self.learner.save_model(latest, resumable=True)
-        state = dict(self.state)
-        state["steps"] = self.learner.steps()
-        state["wall_time_s"] = self.wall_time()
-        state["pool"] = self.pool.state()
-        state.pop("wall_time_before_s", None)
-        write_json(os.path.join(latest, "state.json"), state)
-        self._mark("save")
+        with signals_held():
+            self.learner.save_model(latest, resumable=True)
+            state = dict(self.state)
+            state["steps"] = self.learner.steps()
+            state["wall_time_s"] = self.wall_time()
+            state["pool"] = self.pool.state()
+            state.pop("wall_time_before_s", None)
+            write_json(os.path.join(latest, "state.json"), state)
+            self._mark("save")

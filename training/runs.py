@@ -47,14 +47,61 @@ def write_json(path: str, data: Any) -> None:
     write_json_whole(path, data, sort_keys=True)
 
 
+#: The signals :func:`signals_held` holds: Ctrl-C and SIGTERM.
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def signals_held(deliver: bool = True) -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM until the block (a save) ends, then deliver them.
+
+    A signal that arrives inside the block is noted, not acted on; when the block
+    ends the previous handlers are put back and each signal noted is raised again
+    (once), so it is handled as it would have been, only later: Ctrl-C raises
+    :class:`KeyboardInterrupt`, SIGTERM under :func:`stopped_by_signals` raises
+    :class:`Terminated` (exit status 130 or 143), a handler of the caller's runs.
+    Without it a Ctrl-C inside torch's zip writer (``model.save``) came out as a
+    ``RuntimeError`` from the writer: exit status 1, no save at the exit.
+
+    With ``deliver`` false what arrived is dropped instead (the exit save: the stop
+    under way ends the run anyway). Signal handlers can be set only in the main
+    thread: in any other thread the block runs unguarded (Python runs a handler in
+    the main thread alone, so a signal interrupts that thread, not the save). Blocks
+    nest: an inner block hands what it held to the outer one, delivered at its end.
+    """
+    pending: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def hold(signum, frame):
+        if signum not in pending:
+            pending.append(signum)
+
+    previous: dict[int, Any] = {}
+    try:
+        for signum in HELD_SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler is not None:  # None: a handler set outside Python, left alone
+                previous[signum] = signal.signal(signum, hold)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in pending if deliver else ():
+            if previous.get(signum) not in (None, signal.SIG_IGN):
+                signal.raise_signal(signum)  # the handler put back runs now
+
+
 def save_model_atomically(model, path: str) -> None:
     """``model.save(path)`` whole or not at all: a temporary file beside it, then a rename.
 
     A run stopped while saving keeps the previous file intact (SB3 writes the
     zip in place, so an interrupted save left a truncated ``model.zip`` that
-    ``--resume`` refused, the previous one already gone).
+    ``--resume`` refused, the previous one already gone). Ctrl-C and SIGTERM are
+    held until the save is done (:func:`signals_held`), then handled.
     """
-    with replaced(path) as tmp:
+    with signals_held(), replaced(path) as tmp:
         model.save(tmp)
 
 
@@ -221,10 +268,10 @@ def stopped_by_signals(
     printer: Callable[[str], None],
 ) -> Iterator[None]:
     """SIGTERM handled like Ctrl-C while learning, on both backends: the latest model and
-    state are saved (atomically, so a second signal during the save leaves the previous
-    ones), then the interruption goes on up; the commands turn it into the conventional
-    exit status (130 for Ctrl-C, 143 for SIGTERM). ``steps()`` is None before learning
-    has started (nothing is saved then)."""
+    state are saved (whole: a signal during any save is held until it is done, and a
+    second one during this exit save is dropped), then the interruption goes on up;
+    the commands turn it into the conventional exit status (130 for Ctrl-C, 143 for
+    SIGTERM). ``steps()`` is None before learning has started (nothing is saved then)."""
 
     def on_sigterm(signum, frame):
         raise Terminated()
@@ -238,7 +285,8 @@ def stopped_by_signals(
         if done is not None:
             what = "SIGTERM" if isinstance(e, Terminated) else "interrupted"
             printer(f"{what}: saving the latest model at {done:,} steps")
-            save_latest()
+            with signals_held(deliver=False):  # a second Ctrl-C: this stop is under way
+                save_latest()
             printer(f"saved; resume with: sixtysix train --resume {run_dir}")
         raise
     finally:

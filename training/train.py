@@ -59,6 +59,7 @@ from .runs import (
     clear_new_run_dir,
     make_run_dir,
     resumed_config,
+    signals_held,
     stopped_by_signals,
     write_json,
 )
@@ -313,12 +314,13 @@ def _finish(cfg: TrainConfig, run_dir: str, summary: dict[str, Any], printer) ->
     """Write the summary, export the best model as ``policy.npz``, and say how it went."""
     from .export import export_model
 
-    write_json(os.path.join(run_dir, "summary.json"), summary)
-    best = os.path.join(run_dir, "best", "model.zip")
-    if os.path.exists(best):
-        export_model(
-            best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
-        )
+    with signals_held():  # a Ctrl-C here waits for the summary and the export
+        write_json(os.path.join(run_dir, "summary.json"), summary)
+        best = os.path.join(run_dir, "best", "model.zip")
+        if os.path.exists(best):
+            export_model(
+                best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
+            )
     if summary["steps_per_s"]:
         printer(
             f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "

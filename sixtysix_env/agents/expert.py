@@ -30,9 +30,12 @@ the rollouts run compiled on the batched engine's arrays
 same values, so the same moves, several times faster.
 
 ``samples`` bounds the number of sampled deals per decision and
-``time_budget`` (seconds, optional) stops sampling early; with a time budget
-the choice depends on the machine's speed, so leave it ``None`` for
-bit-for-bit reproducible games.
+``time_budget`` (seconds, optional) stops sampling early: a deal is not begun
+when the last one says it would end past the budget (the decision's clock
+starts as it is asked for). With a time budget the choice depends on the
+machine's speed, so leave it ``None`` for bit-for-bit reproducible games.
+:meth:`ExpertAgent.think_within` bounds a decision for a person who must not
+read the search's time (``sixtysix play`` and ``serve``, ``--min-think``).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ import time
 
 from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
-from ..engine import State
+from ..engine import State, new_hand
 from ..view import PlayerView, determinize, player_view
 from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .solver import Solver
@@ -164,6 +167,9 @@ def _best_reply_value(s: State, solver: Solver) -> int:
     return best
 
 
+#: The kinds of search :meth:`ExpertAgent.warm_up` has warmed in this process.
+_WARMED: set = set()
+
 #: Deals sampled ahead at once after the first pruning (compiled rollouts).
 _AHEAD = 8
 
@@ -248,9 +254,10 @@ class ExpertAgent:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
         * ``samples``: deals sampled per decision (at most).
-        * ``time_budget``: seconds per decision after which sampling stops
-          (at least ``min_samples`` are taken); ``None`` for none, which
-          keeps games reproducible.
+        * ``time_budget``: seconds per decision within which sampling stops:
+          once ``min_samples`` deals are taken, a deal is not begun when the
+          last one's time says it would end past the budget; ``None`` for
+          none, which keeps games reproducible.
         * ``margin``: keep the heuristic's choice when its mean is within
           this many game points of the best.
         * ``exact_last_trick``: search the answer to the last open trick
@@ -289,6 +296,9 @@ class ExpertAgent:
         for name in _SETTINGS:
             setattr(self, name, o[name])
         self.min_samples = min(o["min_samples"], o["samples"])
+        #: Seconds a decision is to end within, set by :meth:`think_within` (None: none);
+        #: kept beside ``time_budget``, the option as it was given.
+        self.think_bound: float | None = None
         self._me = -1
         self.name = "expert"
         self._heuristic = HeuristicAgent()
@@ -304,6 +314,63 @@ class ExpertAgent:
                 raise ValueError(f"{what} needs a prior (a policy file or a shipped policy's name)")
         self._solver_type = _solver_type(self.engine)
         self._solvers: dict = {}
+
+    def think_within(self, seconds: float, rules=None) -> None:
+        """Bound each decision, the first included, to end within ``seconds``, for a
+        person who must not read the search's time (``sixtysix play`` and ``serve`` pad
+        every computer move to ``--min-think`` and give a search half of it,
+        :class:`~sixtysix_env.play.session.GameSession`): a decision's budget becomes
+        the smaller of ``time_budget`` and ``seconds`` (:attr:`think_bound`; the option
+        stays as it was given); one deal is enough (not ``min_samples``), so the bound
+        holds whenever the first deal fits in it; and what the first decision would
+        load or compile is loaded now (:meth:`warm_up`, for ``rules``). Beyond the
+        bound a decision may still take its first deal (a few milliseconds compiled,
+        at worst about 0.2 s in Python on one core) and the solve of a used-up stock
+        (milliseconds)."""
+        self.think_bound = check_option("seconds", seconds, 1e-3, MAX_TIME_BUDGET)
+        self.warm_up(rules)
+
+    def _budget(self) -> tuple[float | None, int]:
+        """(the seconds a decision's sampling is to end within or None, the deals it
+        takes before the budget may stop it)."""
+        if self.think_bound is None:
+            return self.time_budget, self.min_samples
+        if self.time_budget is None:
+            return self.think_bound, 1
+        return min(self.time_budget, self.think_bound), 1
+
+    def warm_up(self, rules=None) -> None:
+        """Load or compile now what this search's first decisions would, so that they
+        take no longer than the others: with numba the compiled solver and rollouts
+        (tenths of a second from numba's cache, seconds of compiling without one). A
+        search in each phase (open, closed, stock used up) of two fixed deals played by
+        the heuristic, the choices thrown away; once per process for each kind of search."""
+        key = (self._solver_type, rules, self.prior, self.rollout_prior, self.rollout_opponent)
+        try:
+            if key in _WARMED:
+                return
+        except TypeError:  # rules that cannot be a key: warmed each time
+            key = None
+        rng = random.Random(0)
+        searched: set[str] = set()
+        for seed, close in ((0, True), (1, False)):  # a hand closed, one played out
+            s = new_hand(seed, rules=rules)
+            while s.result is None:
+                view = player_view(s, s.current_player())
+                if close and view.legal_mask >> CLOSE & 1:
+                    s = s.apply(CLOSE)
+                    continue
+                phase = (
+                    "used up" if view.is_exhausted
+                    else "closed" if view.closed_by is not None
+                    else "open"
+                )  # fmt: skip
+                if phase not in searched and obvious_action(view.legal_mask) is None:
+                    searched.add(phase)
+                    self.decide(view, rng)
+                s = s.apply(self._heuristic.act(view, rng))
+        if key is not None:
+            _WARMED.add(key)
 
     def _solver(self, rules) -> Solver:
         sv = self._solvers.get(rules)
@@ -324,6 +391,7 @@ class ExpertAgent:
         ``open_search`` "none" or without a legal close). Distillation uses
         them as soft targets; the same ``rng`` gives the same action as ``act``.
         """
+        start = time.perf_counter()  # the budget's clock: the whole decision
         legal = view.legal_mask
         a = obvious_action(legal)
         if a is not None:
@@ -338,7 +406,6 @@ class ExpertAgent:
             vals = solver.action_values(state)
             fvals = {a: float(x) for a, x in vals.items()}
             return self._choose(view, rng, fvals), fvals
-        start = time.perf_counter()
         actions = [a for a in range(34) if legal >> a & 1]
         if view.closed_by is None and self.open_search != "all":
             h = self._heuristic.act(view, rng)
@@ -351,6 +418,8 @@ class ExpertAgent:
         closed = view.closed_by is not None
         compiled = self._compiled_rollouts(solver)
         n = 0
+        budget, least = self._budget()
+        deal_began = time.perf_counter()
         ahead: list[dict[int, int]] = []  # values of deals sampled ahead, the next one last
         marks: list = []  # the generator's state after drawing each of them
         mark = None
@@ -392,12 +461,13 @@ class ExpertAgent:
                 live = [a for a in live if totals[a] / n >= best - self.prune_gap]
                 if len(live) == 1:
                     break
-            if (
-                self.time_budget is not None
-                and n >= self.min_samples
-                and time.perf_counter() - start > self.time_budget
-            ):
-                break
+            if budget is not None:
+                # Stop when the next deal, as long as the last one, would end past the
+                # budget (not once past it: the decision is to end within it).
+                now = time.perf_counter()
+                if n >= least and now - start + now - deal_began > budget:
+                    break
+                deal_began = now
         if ahead:
             rng.setstate(mark)  # as if only the deals used had been drawn
         vals = {a: totals[a] / counts[a] for a in actions}
@@ -412,7 +482,7 @@ class ExpertAgent:
         generator's state is then put back, so the games stay the same). One at a
         time with a time budget, and after the first pruning with a generator whose
         state cannot be put back."""
-        if self.time_budget is not None:
+        if self._budget()[0] is not None:
             return 1
         if not self.prune_after:
             return self.samples - n

@@ -9,7 +9,7 @@ import textwrap
 
 from ..errors import SixtySixError
 from ..rules import PRESETS
-from .ray_pool import RayAddressError, ray_address
+from .ray_pool import RayAddressError, check_address, ray_address
 from .report import print_table
 from .result import EvalResult
 from .runner import NOT_STARTED, evaluate
@@ -70,9 +70,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
 
 
+def address_option(text: str) -> str:
+    """``--address``'s value, checked as it is parsed (:func:`.ray_pool.check_address`):
+    a malformed address or a port outside 1-65535 is a usage error (exit status 2)."""
+    try:
+        return check_address(text)
+    except RayAddressError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def add_address_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--address", metavar="ADDRESS",
+        "--address", metavar="ADDRESS", type=address_option,
         help="play the deals as Ray tasks: 'auto' (the cluster this machine is in), 'host:port', "
         "'ray://host:port', or 'local' (a Ray started here with --workers CPUs); default the "
         "RAY_ADDRESS environment variable, else local processes (no Ray needed). The figures "

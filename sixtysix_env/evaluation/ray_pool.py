@@ -32,15 +32,42 @@ class RayAddressError(SixtySixError, ValueError):
 LOCAL = "local"
 
 
+#: The ports a Ray address may name (a larger number would be taken modulo 65536: 99999
+#: was probed as port 34463).
+PORTS = (1, 65535)
+#: The forms of a Ray address, for the errors.
+FORMS = "'auto', 'host:port', 'ray://host:port' or 'local'"
+
+
+def check_address(address: str) -> str:
+    """``address`` if it is a Ray address a command can use: ``auto``, ``local``,
+    ``host:port`` or ``ray://host:port`` with a port from 1 to 65535; else a
+    :class:`RayAddressError` naming the value and what is allowed."""
+    if not address.strip():
+        raise RayAddressError(f"the Ray address is empty; give {FORMS}")
+    if address in ("auto", LOCAL):
+        return address
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not (port.isascii() and port.isdigit()):
+        raise RayAddressError(f"Ray address {address!r} is not {FORMS}")
+    low, high = PORTS
+    if not low <= int(port) <= high:
+        raise RayAddressError(
+            f"Ray address {address!r} names port {int(port)}; a port is a number from "
+            f"{low} to {high}"
+        )
+    return address
+
+
 def ray_address(address: str | None) -> str | None:
     """The address a command was asked for: ``--address``, else the environment's
     ``RAY_ADDRESS``, else None (the library's :func:`~.runner.evaluate` reads no
-    environment: a training run's evaluations on a cluster stay in their process)."""
-    if address is not None and not address.strip():
-        raise RayAddressError(
-            "the Ray address is empty; give 'auto', 'host:port', 'ray://host:port' or 'local'"
-        )
-    return address or os.environ.get("RAY_ADDRESS") or None
+    environment: a training run's evaluations on a cluster stay in their process).
+    Either is checked (:func:`check_address`)."""
+    if address is not None:
+        return check_address(address)
+    env = os.environ.get("RAY_ADDRESS") or None
+    return check_address(env) if env is not None else None
 
 
 def check_reachable(
@@ -49,15 +76,12 @@ def check_reachable(
     otherwise: str = "give no address to play in local processes",
 ) -> None:
     """Fail fast (not after Ray's long retries) when nothing listens at ``host:port``;
-    the error ends with ``otherwise``, what to do instead."""
+    the error ends with ``otherwise``, what to do instead. A malformed address or a port
+    out of range is refused first (:func:`check_address`)."""
+    check_address(address)
     if address in ("auto", LOCAL):
         return
-    hostport = address.removeprefix("ray://")
-    host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
-        raise RayAddressError(
-            f"Ray address {address!r} is not 'auto', 'host:port', 'ray://host:port' or 'local'"
-        )
+    host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
             pass

@@ -353,6 +353,9 @@ _REFUSAL_WORDS: dict[str, Callable[..., str]] = {
 #: The least time each computer decision takes in `sixtysix play` and on `sixtysix serve`'s
 #: page: a pause in the game's pace, and no timing channel (:meth:`GameSession.pause`).
 MIN_THINK_SECONDS = 0.4
+#: The share of that pad a search (expert, guided) may think per decision in an unseeded
+#: session: the rest is the margin for what a decision takes beyond its time budget.
+SEARCH_SHARE = 0.5
 
 
 def add_min_think_argument(parser) -> None:
@@ -362,8 +365,9 @@ def add_min_think_argument(parser) -> None:
         type=float,
         default=MIN_THINK_SECONDS,
         metavar="SECONDS",
-        help=f"each computer move takes at least this long, forced or not, so that its speed "
-        f"does not tell whether it had a choice (default {MIN_THINK_SECONDS}; 0 to 10)",
+        help=f"each computer move takes this long, forced or not, so that its speed does not "
+        f"tell whether it had a choice; a search (expert, guided) thinks at most "
+        f"{SEARCH_SHARE:.0%} of it without --seed (default {MIN_THINK_SECONDS}; 0 to 10)",
     )
 
 
@@ -380,6 +384,13 @@ class GameSession:
     that raises or answers anything but a legal action id, logs it and
     counts it in ``opponent_faults``; ``"raise"`` raises :class:`OpponentError`
     (naming nothing hidden) and leaves the state as it was.
+
+    ``min_think_seconds`` pads every computer decision to that long
+    (:meth:`pause`); so that the pad hides whether the computer had a choice,
+    a search agent (one with ``think_within``: expert, guided) is bounded to
+    :data:`SEARCH_SHARE` of it per decision in an unseeded session, its first
+    decision warmed up here. A seeded session keeps its choices reproducible
+    (no time bound): its deals can be rebuilt from the seed anyway.
     """
 
     def __init__(
@@ -416,9 +427,16 @@ class GameSession:
             opponent, "name", type(opponent).__name__
         )
         self.agent = make_agent(opponent)
+        seeded = seed is not None
         if seed is None:
             seed = secrets.randbits(64)
         self.match = Match(rules, seed=random.Random(seed))
+        #: The seconds a search agent may think per decision (None: unbounded).
+        self.think_bound = None
+        think_within = getattr(self.agent, "think_within", None)
+        if self.min_think_seconds > 0 and not seeded and callable(think_within):
+            self.think_bound = max(1e-3, SEARCH_SHARE * self.min_think_seconds)
+            think_within(self.think_bound, self.match.rules)
         self.agent_rng = random.Random(f"{seed}/opponent")
         if deck is not None:
             self.match.hand = deal_from_deck(deck, dealer=COMPUTER, rules=self.match.rules)

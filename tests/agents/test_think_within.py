@@ -1,4 +1,4 @@
-"""Issue 54, item 8: the expert's search ends within its time budget, not a deal past it.
+"""The expert's search ends within its time budget, not a deal past it.
 
 The search checked its budget after each sampled deal and stopped once past it (and
 never before ``min_samples`` deals), so a decision overran its budget by up to a deal,

@@ -1,4 +1,4 @@
-"""Issue 54, item 10: a Ray address's port is 1-65535, refused at parse time otherwise.
+"""A Ray address's port is 1-65535, refused at parse time otherwise.
 
 ``sixtysix eval --address 127.0.0.1:99999`` (and ``benchmark``) took the port as it
 was: the reachability probe wrapped it (99999 was probed as 34463). Now the address is

@@ -1,4 +1,4 @@
-"""Issue 54, item 8: the pad (``--min-think``) hides whether the computer had a choice
+"""The pad (``--min-think``) hides whether the computer had a choice
 only if its own time stays under the pad, so an unseeded session bounds a search agent
 (expert, guided) to a share of the pad per decision, in the terminal and on the page.
 

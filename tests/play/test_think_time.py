@@ -1,4 +1,4 @@
-"""Issue 54, item 8: no computer decision shows through the pad, the long tail included.
+"""No computer decision shows through the pad, the long tail included.
 
 Round two (tests/play/test_play_session.py, a forced answer takes as long as a real
 choice) padded every decision to at least ``min_think_seconds``; a decision longer

@@ -1,4 +1,4 @@
-"""Issue 54, item 7: Ctrl-C or SIGTERM during a save waits until the save is done.
+"""Ctrl-C or SIGTERM during a save waits until the save is done.
 
 A Ctrl-C that fell inside torch's zip writer (``model.save``) came out of the writer
 as a ``RuntimeError``: ``sixtysix train`` exited 1 with no exit save. Saves now hold

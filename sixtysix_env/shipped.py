@@ -110,3 +110,15 @@ def headline(summary: Mapping[str, Any]) -> str:
     """``"vs random +1.763 [+1.748, +1.778] over 10,000 paired deals; vs heuristic ..."``."""
     parts = [f"vs {opp} {figure(f)}" for opp, f in summary["against"].items()]
     return "; ".join(parts) if parts else "no evaluation recorded at export"
+
+
+@functools.lru_cache(maxsize=None)
+def trained_preset(name: str) -> str | None:
+    """The rule preset a shipped policy was trained for (None where its file records none)."""
+    policy = shipped_policies().get(name)
+    return None if policy is None else policy_summary(policy.path).get("rules")
+
+
+def networks_for(preset: str) -> list[str]:
+    """The shipped policies trained for ``preset``, in name order."""
+    return [name for name in shipped_names() if trained_preset(name) == preset]

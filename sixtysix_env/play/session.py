@@ -70,7 +70,7 @@ from ..rules import (
     marriage_refusal,
 )
 from ..rules import marriage_points as rules_marriage_points
-from ..shipped import shipped_names
+from ..shipped import networks_for, shipped_names, trained_preset
 from ..standings import strongest
 from ..view import PlayerView, player_view
 from ..wording import named
@@ -89,13 +89,20 @@ OPPONENT_ERROR_MODES = ("fallback", "raise")
 PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
 
 
-def default_opponent() -> str:
+def default_opponent(rules: str | None = None) -> str:
     """The opponent used when none is named: the strongest shipped network on the
     leaderboard (a person came to play against it; one forward pass a move), read from
     the leaderboard's files (:mod:`sixtysix_env.standings`); else a sensible registered
-    agent (:data:`PREFERRED_OPPONENTS`)."""
+    agent (:data:`PREFERRED_OPPONENTS`). With ``rules`` (a preset's name) that the
+    leaderboard's network was not trained for: the network shipped for that preset (the
+    last by name where there are several), if there is one."""
     names = agent_names()
     best = strongest([n for n in shipped_names() if n in names])
+    if rules is not None and (best is None or trained_preset(best.agent) != rules):
+        own = [n for n in networks_for(rules) if n in names]
+        if own:
+            ranked = strongest(own)
+            return ranked.agent if ranked is not None else own[-1]
     if best is not None:
         return best.agent
     for name in PREFERRED_OPPONENTS:
@@ -422,7 +429,7 @@ class GameSession:
         #: How many times the computer's agent failed and a legal move was played for it.
         self.opponent_faults = 0
         if opponent is None:
-            opponent = default_opponent()
+            opponent = default_opponent(rules if isinstance(rules, str) else None)
         self.opponent_name = opponent if isinstance(opponent, str) else getattr(
             opponent, "name", type(opponent).__name__
         )

@@ -43,7 +43,7 @@ def _torch_dirs() -> list[str]:
     return [here + os.sep, here + ".libs" + os.sep]
 
 
-def _numpy_blas() -> list:
+def numpy_blas() -> list:
     """threadpoolctl's controllers of the BLAS libraries loaded here that are not torch's
     (none without threadpoolctl)."""
     import numpy  # noqa: F401  (loads numpy's BLAS, so the controller sees it)
@@ -66,7 +66,7 @@ def _numpy_blas() -> list:
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Within it, numpy's BLAS uses one thread; afterwards, as many as before."""
-    libs = _numpy_blas()
+    libs = numpy_blas()
     before = [lib.num_threads for lib in libs]
     for lib in libs:
         lib.set_num_threads(1)
@@ -80,5 +80,5 @@ def one_blas_thread() -> Iterator[None]:
 def limit_blas_threads() -> None:
     """numpy's BLAS on one thread for the rest of this process (an evaluation worker's; a
     Ray env runner's, or with no env runners the driver's, which trains with one anyway)."""
-    for lib in _numpy_blas():
+    for lib in numpy_blas():
         lib.set_num_threads(1)

@@ -102,14 +102,14 @@ def bench_configured(
 
     from sixtysix_training.config import load_config
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import _new_model
+    from sixtysix_training.train import new_model
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
     cfg = load_config(config, [f"seed={seed}", *(overrides or [])])
     torch.set_num_threads(cfg.torch_threads)
     pool = OpponentPool(cfg.baseline_weights, seed=seed)
     env = SelfPlayVecEnv.from_config(cfg, pool)
-    model = _new_model(cfg, env)
+    model = new_model(cfg, env)
     n, dt = time_learning(model, steps)
     return n, dt, cfg
 

@@ -34,9 +34,9 @@ def two_blas_threads():
     pytest.importorskip("threadpoolctl", reason="threadpoolctl (the [eval] extra) is not installed")
     from threadpoolctl import threadpool_info
 
-    from sixtysix_env.blas import _numpy_blas
+    from sixtysix_env.blas import numpy_blas
 
-    libs = _numpy_blas()
+    libs = numpy_blas()
     if not libs:
         pytest.skip(f"threadpoolctl finds no BLAS of numpy's here: {threadpool_info()}")
     original = [lib.num_threads for lib in libs]

@@ -105,7 +105,7 @@ def _make_pool(cfg: TrainConfig):
     return OpponentPool.from_config(cfg)
 
 
-def _new_model(cfg: TrainConfig, env):
+def new_model(cfg: TrainConfig, env):
     """A fresh MaskablePPO on the games, its network as the config says."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -234,7 +234,7 @@ def init_network(cfg: TrainConfig):
     return network
 
 
-def _start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
+def start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
     """Warm start: the policy file's weights into the actor, then its play fits the critic."""
     import numpy as np
 
@@ -363,13 +363,13 @@ def train(
         if resume:
             model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
         else:
-            model = _new_model(cfg, env)
+            model = new_model(cfg, env)
         logger = make_logger(run_dir)
         model.set_logger(logger)
         if cfg.bc_teacher and not resume:
             state["bc"] = _clone_teacher(cfg, model, logger, printer)
         if cfg.init_policy and not resume:
-            state["init"] = _start_from_policy(cfg, model, logger, printer)
+            state["init"] = start_from_policy(cfg, model, logger, printer)
         callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
         with stopped_by_signals(
             callback.save_latest,
@@ -437,7 +437,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _backend(args: argparse.Namespace) -> str:
+def chosen_backend(args: argparse.Namespace) -> str:
     """--backend, else ``--set backend=...``, else what the config or the resumed run folder
     says (its ``backend`` key), else sb3."""
     from .config import BACKENDS, config_backend, parse_override
@@ -456,7 +456,7 @@ def _backend(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    backend = _backend(args)
+    backend = chosen_backend(args)
     if getattr(args, "address", None):
         if backend != "rllib":
             print(

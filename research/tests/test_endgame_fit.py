@@ -44,7 +44,7 @@ def test_labels_are_the_solvers_best_moves_and_repeat_with_the_seed(labels, tmp_
 def test_the_fit_starts_from_the_policy_and_stays_suit_symmetric(labels, tmp_path):
     pytest.importorskip("torch")
     from research.endgame_fit import fit
-    from sixtysix_env.policy.network import _suit_tables
+    from sixtysix_env.policy.network import suit_tables
 
     path, _ = labels
     obs = np.load(path)["obs"]
@@ -61,7 +61,7 @@ def test_the_fit_starts_from_the_policy_and_stays_suit_symmetric(labels, tmp_pat
     assert meta["rules"] == "altmisalti" and meta["training"]["endgame_fit"]["epochs"] == 2
     assert np.abs(net.logits(obs) - source.logits(obs)).max() > 1e-3
     base = net.logits(obs)
-    for obs_map, action_map in zip(*_suit_tables()):
+    for obs_map, action_map in zip(*suit_tables()):
         np.testing.assert_allclose(net.logits(obs[:, obs_map])[:, action_map], base, atol=1e-4)
     assert [h["epoch"] for h in record["history"]] == [0, 1, 2]
     assert "held_out_rows" not in record["history"][0]

@@ -303,7 +303,7 @@ class ExpertAgent:
         self.name = "expert"
         self._heuristic = HeuristicAgent()
         self.prior = prior
-        self._prior = _load_prior(prior) if prior is not None else None
+        self._prior = load_prior(prior) if prior is not None else None
         needs = (
             ("prior_weight", bool(self.prior_weight)),
             ("rollout_opponent='prior'", self.rollout_opponent == "prior"),
@@ -597,7 +597,7 @@ def _solver_type(engine: str):
 _NO_RNG = random.Random(0)
 
 
-def _load_prior(prior):
+def load_prior(prior):
     """The policy agent named by ``prior``: a shipped policy's name, a policy file, or an agent."""
     if isinstance(prior, str):
         from ..policy import load_policy  # numpy: only when a prior is asked for

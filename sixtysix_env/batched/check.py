@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ..engine import deal_from_deck, random_deck
-from ..env.observation import _encode
+from ..env.observation import encode_with_mask
 from ..rules import PRESETS, make_rules
 from ..view import player_view
 from .engine import BatchedHands
@@ -76,7 +76,7 @@ def compare_random_hands(
                     obs, m = batch.observe(lanes_arr, seats)
                     for j, i in enumerate(active):
                         seat = int(seats[j])
-                        ref_obs, ref_mask = _encode(player_view(states[i], seat))
+                        ref_obs, ref_mask = encode_with_mask(player_view(states[i], seat))
                         if not np.array_equal(obs[j], ref_obs) or not np.array_equal(
                                 m[j], ref_mask):
                             bad = np.flatnonzero((obs[j] != ref_obs))

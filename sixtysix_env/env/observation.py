@@ -364,7 +364,7 @@ def _numbers(view: PlayerView) -> list[float]:
 _NO_CLOSE = (0.0, 0.0, 0.0)
 
 
-def _encode(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+def encode_with_mask(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
     """Observation vector (float32) and action mask (int8), freshly allocated."""
     big, nums = _pack(view)
     bits = np.unpackbits(
@@ -378,17 +378,17 @@ def _encode(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
 
 def encode_view(view: PlayerView) -> np.ndarray:
     """The observation vector (float32, length ``OBS_SIZE``) of a player view."""
-    return _encode(view)[0]
+    return encode_with_mask(view)[0]
 
 
 def action_mask(view: PlayerView) -> np.ndarray:
     """The action mask (int8, length 34, 1 = legal) of a player view."""
-    return _encode(view)[1]
+    return encode_with_mask(view)[1]
 
 
 def observe_view(view: PlayerView) -> dict[str, np.ndarray]:
     """The environments' ``Dict`` observation: ``observation`` and ``action_mask``."""
-    obs, mask = _encode(view)
+    obs, mask = encode_with_mask(view)
     return {"observation": obs, "action_mask": mask}
 
 

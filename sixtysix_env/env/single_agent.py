@@ -47,7 +47,7 @@ from .core import (
     make_spaces,
     show,
 )
-from .observation import _encode
+from .observation import encode_with_mask
 
 RENDER_VIEWS = ("table", "learner")
 
@@ -266,7 +266,7 @@ class SixtySixEnv(gymnasium.Env):
         return result, over, reward
 
     def _observe(self) -> dict:
-        obs, mask = _encode(player_view(self._table.state, self.seat))
+        obs, mask = encode_with_mask(player_view(self._table.state, self.seat))
         if self._over:
             mask = np.zeros_like(mask)
         self._mask = mask

@@ -23,7 +23,7 @@ from .core import (
     show,
     worst_loss,
 )
-from .observation import _encode
+from .observation import encode_with_mask
 
 OBSERVATION_FORMATS = ("dict", "flat")
 
@@ -231,7 +231,7 @@ class raw_env(AECEnv):
             seat_of(agent)  # raises, naming the agents
         cached = self._obs[seat]
         if cached is None:
-            cached = self._obs[seat] = _encode(player_view(self._table.state, seat))
+            cached = self._obs[seat] = encode_with_mask(player_view(self._table.state, seat))
         return {"observation": cached[0].copy(), "action_mask": cached[1].copy()}
 
     def _quiet_infos(self) -> dict[str, dict]:

@@ -287,7 +287,7 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
         why = follow_refusal(view.hand, lead, c, ts, rules.must_beat_in_suit, strict)
         about = ("card", lead, c)
     if why is not None:
-        return _REFUSAL_WORDS[why](view, about, name)
+        return REFUSAL_WORDS[why](view, about, name)
     return f"{action_name(action)} is not a legal move now."
 
 
@@ -326,7 +326,7 @@ def _must_trump(view: PlayerView, about, name) -> str:
 
 
 #: The words for each refusal code of :mod:`sixtysix_env.rules`.
-_REFUSAL_WORDS: dict[str, Callable[..., str]] = {
+REFUSAL_WORDS: dict[str, Callable[..., str]] = {
     NOT_HELD: _not_held,
     MUST_FOLLOW: _must_follow,
     MUST_BEAT: lambda view, about, name: (

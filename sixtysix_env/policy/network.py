@@ -29,7 +29,7 @@ OBSERVATION_ONLY = ("observation",)
 
 
 @functools.lru_cache(maxsize=1)
-def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
+def suit_tables() -> tuple[np.ndarray, np.ndarray]:
     """(observation index maps (24, OBS_SIZE), action maps (24, NUM_ACTIONS)), identity first."""
     perms = list(itertools.permutations(range(4)))
     obs = np.stack([suit_relabelling(p) for p in perms])
@@ -125,7 +125,7 @@ class PolicyNetwork:
         if self.symmetry is None:
             return self.layer_logits(self.features(obs, mask))
         x = np.asarray(obs, dtype=np.float32)
-        obs_maps, act_maps = _suit_tables()
+        obs_maps, act_maps = suit_tables()
         # (..., 24, 1, OBS_SIZE): every renaming of each position as a one-row matrix of
         # its own, so the layers make one small product per renaming. One product of 24
         # rows is a little faster alone, but it starts BLAS threads, which fight over the

@@ -231,10 +231,10 @@ def test_same_rollout_values_many(name):
 def test_same_rollout_values_with_a_prior(seats):
     # guided's rollouts: the prior's argmax plays the moves of ``seats``, all the waiting
     # rollouts with one forward pass, as PolicyAgent.act plays one view.
-    from sixtysix_env.agents.expert import _load_prior
+    from sixtysix_env.agents.expert import load_prior
     from sixtysix_env.policy.network import SYMMETRY_TIE
 
-    prior = _load_prior("sixtysix-ppo")
+    prior = load_prior("sixtysix-ppo")
     rules = ALL_RULES["altmisalti"]
     ref = Solver(rules, keep_tables=True)
     fast = CompiledSolver(rules, keep_tables=True)

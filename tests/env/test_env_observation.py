@@ -169,13 +169,13 @@ def test_no_leak_redealt_hidden_cards_give_identical_observations(positions):
     for state in positions:
         for seat in (0, 1):
             view = player_view(state, seat)
-            obs, mask = ob._encode(view)
+            obs, mask = ob.encode_with_mask(view)
             for _ in range(2):
                 other = determinize(view, rng)
                 o = 1 - seat
                 if other.hand(o) != state.hand(o) or other.stock_cards != state.stock_cards:
                     changed_hidden += 1
-                obs2, mask2 = ob._encode(player_view(other, seat))
+                obs2, mask2 = ob.encode_with_mask(player_view(other, seat))
                 assert obs2.tobytes() == obs.tobytes()
                 assert mask2.tobytes() == mask.tobytes()
                 checked += 1

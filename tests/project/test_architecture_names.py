@@ -55,8 +55,8 @@ def test_only_the_engine_reads_the_state_layout():
 
 
 def test_every_refusal_code_of_the_rules_has_words_for_people():
-    from sixtysix_env.play.session import _REFUSAL_WORDS
+    from sixtysix_env.play.session import REFUSAL_WORDS
     from sixtysix_env.rules import REFUSALS
 
     assert len(set(REFUSALS)) == len(REFUSALS)
-    assert set(REFUSALS) == set(_REFUSAL_WORDS)
+    assert set(REFUSALS) == set(REFUSAL_WORDS)

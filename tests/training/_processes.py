@@ -83,9 +83,9 @@ def check_renames_with_the_suits(
     """For every one of the 24 renamings of the suits, ``logits`` of the renamed positions,
     read back through the renaming's action map, are ``logits(obs)`` (an actor that cannot
     tell the suits apart); returns ``logits(obs)``."""
-    from sixtysix_env.policy.network import _suit_tables
+    from sixtysix_env.policy.network import suit_tables
 
-    obs_maps, action_maps = _suit_tables()  # the environment's own tables, identity first
+    obs_maps, action_maps = suit_tables()  # the environment's own tables, identity first
     base = logits(obs)
     for obs_map, action_map in zip(obs_maps, action_maps):
         np.testing.assert_allclose(logits(obs[:, obs_map])[:, action_map], base, atol=atol)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(
 pytest.importorskip("msgspec")
 pytest.importorskip("yaml")
 
-from sixtysix_env.env.observation import _encode  # noqa: E402
+from sixtysix_env.env.observation import encode_with_mask  # noqa: E402
 from sixtysix_env.view import player_view  # noqa: E402
 from sixtysix_training.config import ConfigError, load_config  # noqa: E402
 from sixtysix_training.pool import OpponentPool  # noqa: E402
@@ -32,7 +32,7 @@ TINY = os.path.join(ROOT, "configs", "tiny.yaml")
 def _expected(env, st, seat, k):
     from sixtysix_training.learning import privileged_features
 
-    obs, mask = _encode(player_view(st, seat))
+    obs, mask = encode_with_mask(player_view(st, seat))
     x = np.concatenate([obs, privileged_features(st, seat)]) if env.privileged else obs
     return env.renamer.obs(x, k), env.renamer.mask(mask, k).astype(bool)
 

@@ -24,12 +24,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _model(**options):
     from sixtysix_training.config import config_from_dict
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import _new_model
+    from sixtysix_training.train import new_model
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
     cfg = config_from_dict({"n_envs": 2, "n_steps": 32, "batch_size": 64, "net_arch": [32, 16],
                             **options})
-    return _new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool({"random": 1.0})))
+    return new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool({"random": 1.0})))
 
 
 @pytest.mark.slow

@@ -169,7 +169,7 @@ def test_without_the_options_the_games_are_as_before():
 def _model(privileged: bool, suit_augment: bool = False, **options):
     from sixtysix_training.config import config_from_dict
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import _new_model
+    from sixtysix_training.train import new_model
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
     cfg = config_from_dict(
@@ -184,7 +184,7 @@ def _model(privileged: bool, suit_augment: bool = False, **options):
         }
     )
     env = SelfPlayVecEnv.from_config(cfg, OpponentPool({"random": 1.0}))
-    return _new_model(cfg, env), env
+    return new_model(cfg, env), env
 
 
 def test_gae_lambda_reaches_the_learner():

@@ -151,23 +151,23 @@ def test_options_listing_covers_both_groups():
 
 
 def test_train_command_picks_the_backend_from_the_config(tmp_path):
-    from sixtysix_training.train import _backend
+    from sixtysix_training.train import chosen_backend
 
     ns = argparse.Namespace(backend=None, resume=None, config=TINY, set=[])
-    assert _backend(ns) == "rllib"
+    assert chosen_backend(ns) == "rllib"
     ns = argparse.Namespace(
         backend=None, resume=None, config=os.path.join(ROOT, "configs", "tiny.yaml"), set=[]
     )
-    assert _backend(ns) == "sb3"
+    assert chosen_backend(ns) == "sb3"
     # the backend key as YAML reads it, quoted or not, and from --set
     for text in ('backend: "rllib"', "backend: 'rllib'  # a comment", "{backend: rllib}"):
         path = tmp_path / "c.yaml"
         path.write_text(text + "\n")
-        assert _backend(
+        assert chosen_backend(
             argparse.Namespace(backend=None, resume=None, config=str(path), set=[])
         ) == "rllib", text
     ns = argparse.Namespace(backend=None, resume=None, config=None, set=["backend=rllib"])
-    assert _backend(ns) == "rllib"
+    assert chosen_backend(ns) == "rllib"
 
 
 def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
@@ -578,12 +578,12 @@ def test_shipped_rllib_configs_are_recognised_by_name():
     import argparse
 
     from sixtysix_training.rllib.train import is_rllib_run
-    from sixtysix_training.train import _backend
+    from sixtysix_training.train import chosen_backend
 
     assert is_rllib_run("rllib-tiny") and is_rllib_run("configs/rllib-quickstart.yaml")
     assert not is_rllib_run("quickstart") and not is_rllib_run("no-such-config")
     args = argparse.Namespace(backend=None, resume=None, config="rllib-tiny", set=[])
-    assert _backend(args) == "rllib"
+    assert chosen_backend(args) == "rllib"
 
 
 # -- the learning options (issue 21): the same keys as the SB3 backend ------------------------

@@ -394,7 +394,7 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
     from sixtysix_env.policy import read_policy
     from sixtysix_training.numpy_policy import network_from_policy
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import _new_model, _start_from_policy
+    from sixtysix_training.train import new_model, start_from_policy
     from sixtysix_training.vec_env import SelfPlayVecEnv
 
     policy = str(smoke_run[0] / "policy.npz")
@@ -411,10 +411,10 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
         ],
     )
     net, _ = read_policy(policy)
-    model = _new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg)))
+    model = new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg)))
     critic = [p.detach().clone() for p in model.policy.value_net.parameters()]
     lines = []
-    stats = _start_from_policy(cfg, model, None, lines.append)
+    stats = start_from_policy(cfg, model, None, lines.append)
     copied = network_from_policy(model.policy)
     for a, b in zip(copied.weights + copied.biases, net.weights + net.biases):
         np.testing.assert_allclose(a, b, atol=1e-6)

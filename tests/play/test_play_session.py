@@ -159,7 +159,7 @@ def test_the_default_opponent_is_the_strongest_shipped_policy():
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_a_forced_answer_takes_as_long_as_a_real_choice():
-    """Issue 24, item 5: with the stock closed, an instant answer told that the computer
+    """With the stock closed, an instant answer told that the computer
     held one legal card. Every decision now takes at least min_think_seconds."""
     import time
 

@@ -1,4 +1,4 @@
-"""Merging policy files into one network that plays their averaged logits (issue 12)."""
+"""Merging policy files into one network that plays their averaged logits."""
 
 from __future__ import annotations
 
@@ -192,7 +192,7 @@ def test_one_policy_with_the_suit_symmetry_is_its_mean_over_the_renamings(tmp_pa
 def test_an_ensemble_over_the_file_limits_is_refused_before_anything_is_written(
     tmp_path, monkeypatch, capsys
 ):
-    """Issue 24, item 11: 22+ members of the shipped size made a file the loader refused;
+    """22+ members of the shipped size made a file the loader refused;
     the ensemble now refuses what the loader would, before evaluating or writing."""
     import sixtysix_env.policy.fileformat as policy
 

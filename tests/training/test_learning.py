@@ -1,4 +1,4 @@
-"""The learning options (issue 21): suit renaming per episode and a privileged critic.
+"""The learning options: suit renaming per episode and a privileged critic.
 
 The renaming is checked against the game itself (a renamed deal is played
 with renamed moves); the privileged critic by showing that the exported

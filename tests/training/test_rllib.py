@@ -586,7 +586,7 @@ def test_shipped_rllib_configs_are_recognised_by_name():
     assert chosen_backend(args) == "rllib"
 
 
-# -- the learning options (issue 21): the same keys as the SB3 backend ------------------------
+# -- the learning options: the same keys as the SB3 backend ------------------------
 
 
 def _play_training_env(env_config: dict, hands: int, seed: int = 3):
@@ -921,7 +921,7 @@ def test_a_run_plays_the_final_baselines_at_the_end(tmp_path):
 
 
 def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
-    """Issue 24, item 4 on RLlib: SIGTERM is handled like Ctrl-C (the latest checkpoint
+    """On RLlib SIGTERM is handled like Ctrl-C (the latest checkpoint
     and state saved, exit 128 + 15), and the run resumes from it."""
     import signal
 

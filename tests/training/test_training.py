@@ -569,7 +569,7 @@ def _with_data_entry(src, dst, key: str, value) -> None:
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane
 def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
-    """Issue 24, item 1: the loader unpickles nothing from a run's model.zip."""
+    """The loader unpickles nothing from a run's model.zip."""
     import gymnasium
     from sb3_contrib import MaskablePPO
 
@@ -630,7 +630,7 @@ def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
 
 
 def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
-    """Saving the best and latest models is atomic (issue 24, item 4: the part done)."""
+    """Saving the best and latest models is atomic."""
     from pathlib import Path
 
     from sixtysix_training.runs import save_model_atomically

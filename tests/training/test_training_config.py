@@ -76,7 +76,7 @@ def test_integers_widen_to_floats_and_lists_are_fresh():
     assert b.net_arch == [256, 256] and "expert" not in b.baseline_weights
 
 
-# -- issue 24, item 8: hostile configs -------------------------------------------------
+# -- hostile configs --------------------------------------------------------------------
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

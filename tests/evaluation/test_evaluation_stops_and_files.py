@@ -1,4 +1,5 @@
-"""Issue 13, item 8 (interrupted evaluations) and the --json folder check."""
+"""An evaluation stopped early (Ctrl-C, SIGTERM) keeps what it measured, and its --json file
+is replaced only once the run has started, into a folder that exists."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_sigterm_midway_saves_the_partial_result(tmp_path):
 
 @pytest.mark.parametrize("sig", ["int", "term"])
 def test_interrupt_during_start_up_leaves_the_earlier_file(tmp_path, monkeypatch, sig, capsys):
-    """Issue 24, item 10: the file is replaced only once the run has started; a stop
+    """The file is replaced only once the run has started; a stop
     before that (whenever it comes) leaves it as it was, and says so."""
     path = tmp_path / "run.json"
     stale(path)
@@ -76,7 +77,7 @@ def test_interrupt_during_start_up_leaves_the_earlier_file(tmp_path, monkeypatch
 
 
 def test_a_refused_run_keeps_the_earlier_result(tmp_path):
-    """Issue 24, item 10: a typo used to delete the earlier result."""
+    """A refused command (a typo) keeps the earlier result."""
     path = tmp_path / "run.json"
     stale(path)
     earlier = path.read_text()

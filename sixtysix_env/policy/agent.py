@@ -97,8 +97,9 @@ class PolicyAgent:
         return self.network.probabilities(encode_view(view), _mask_of(view))
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
-        if self._rules_checked is not view.rules:
-            self.check_rules(view.rules)
+        rules = getattr(view, "rules", None)  # a stand-in view may carry none
+        if rules is not None and rules is not self._rules_checked:
+            self.check_rules(rules)
         legal = view.legal_mask
         if not legal:
             raise ValueError(f"{self.name}: seat {view.seat} has no legal action in this view")

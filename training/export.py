@@ -4,6 +4,8 @@
     sixtysix export runs/quickstart --which latest -o latest.npz
     sixtysix export runs/quickstart/best/model.zip -o best.npz --eval-deals 2000
     sixtysix export my_sb3_model.zip -o my_model.npz    # any SB3 model of docs/ecosystem.md
+    sixtysix export runs/quickstart --format onnx -o quickstart.onnx   # docs/onnx.md
+    sixtysix export sixtysix-ppo-v4 --format onnx -o v4.onnx   # a policy file or shipped name
 
 From a run folder it also copies the run's evaluation log (``eval.jsonl``)
 beside the policy as ``NAME.eval.jsonl``, from which
@@ -193,9 +195,22 @@ def export_sb3_file(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="RUN_OR_MODEL", help="a run folder (runs/NAME) or a saved model (.zip)"
+        "model",
+        metavar="RUN_OR_MODEL",
+        help="a run folder (runs/NAME) or a saved model (.zip); with --format onnx also a "
+        "policy file (.npz) or a shipped policy's name",
     )
-    parser.add_argument("-o", "--output", required=True, help="policy file to write (.npz)")
+    parser.add_argument(
+        "-o", "--output", required=True, help="policy file to write (.npz; .onnx with --format onnx)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("npz", "onnx"),
+        default="npz",
+        help="npz: a numpy policy file (default); onnx: an ONNX model of the same policy "
+        "(the [onnx] extra, docs/onnx.md), from a run or model (the .npz is written beside it, "
+        "same stem) or from a policy file (.npz) or shipped policy's name",
+    )
     parser.add_argument(
         "--which",
         choices=("best", "latest"),
@@ -218,7 +233,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_onnx(args: argparse.Namespace) -> int:
+    """``--format onnx``: a policy file or shipped name converted; a run or model exported
+    as usual to ``STEM.npz`` beside the ``.onnx``, then converted (docs/onnx.md)."""
+    from sixtysix_env.policy.onnx import (
+        OnnxExportError,
+        OnnxUnavailableError,
+        convert,
+        require,
+        resolve_policy,
+        summary_line,
+    )
+
+    out = args.output
+    if not out.endswith(".onnx"):
+        print(f"sixtysix export: --format onnx writes a .onnx file, got {out!r}", file=sys.stderr)
+        return 2
+    try:
+        require("onnx")  # before a long export
+        if os.path.isdir(args.model) or (
+            os.path.isfile(args.model) and not args.model.endswith(".npz")
+        ):  # a run or a model: its .npz first, as without --format
+            npz = os.path.splitext(out)[0] + ".npz"
+            if os.path.exists(npz):  # never written over unasked
+                print(
+                    f"sixtysix export: {npz} exists (--format onnx writes the policy file "
+                    "beside the .onnx first); choose another output name, or convert that "
+                    f"file: sixtysix export {npz} --format onnx -o {out}",
+                    file=sys.stderr,
+                )
+                return 2
+            args.output, args.format = npz, "npz"
+            status = run(args)
+            if status:
+                return status
+            source = args.output
+        else:
+            source = resolve_policy(args.model, "a run folder, a model (.zip), ")
+        props = convert(source, out, args.name)
+    except OnnxUnavailableError as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 2
+    except OnnxExportError as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as e:  # a policy file that does not load
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 1
+    print(summary_line(out, props))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "format", "npz") == "onnx":
+        return _run_onnx(args)
     if not args.output.endswith(".npz"):
         print(f"sixtysix export: the output must end in .npz, got {args.output!r}", file=sys.stderr)
         return 2

@@ -11,6 +11,10 @@ lets at most ``slots`` requests compute at once, each client at most one
 clients in the order they came: a client that sends ten requests at once
 waits its turn like one that sends one, so a few busy clients cannot push
 another's move back by more than one turn each.
+
+Behind a reverse proxy every player comes from the proxy's address: the
+server takes the client from the proxy's ``X-Forwarded-For`` instead, from
+that one address only (:func:`proxy_address` says which values name it).
 """
 
 from __future__ import annotations
@@ -23,6 +27,43 @@ from contextlib import contextmanager
 
 #: The key of every loopback client (127.0.0.0/8, ::1): one machine, one client.
 LOOPBACK = "loopback"
+#: The WSGI environ key of the server's ``hold(until)``: the answer to this request leaves
+#: no sooner than ``until`` (a :func:`time.monotonic` time), held by the server's event
+#: loop, so that a wait (the computer's least thinking time) holds no thread.
+HOLD_UNTIL = "sixtysix.hold_until"
+
+_PROXY_FORMS = "one IP address, such as 127.0.0.1 or ::1 (the address the proxy connects from)"
+
+
+def proxy_address(text: str) -> str:
+    """The trusted reverse proxy's address as the server compares it with a peer's:
+    one IPv4 or IPv6 address. ``*`` (any sender could then choose its client address by
+    sending ``X-Forwarded-For``), a range, a host name or anything else is a
+    :class:`ValueError` naming what was wrong and what is accepted."""
+    value = text.strip() if isinstance(text, str) else text
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"the trusted proxy must be {_PROXY_FORMS}; got {text!r}")
+    if value == "*":
+        raise ValueError(
+            "'*' would trust every sender, letting anyone choose the client address its "
+            f"requests count for; give the proxy's own address: {_PROXY_FORMS}"
+        )
+    if "/" in value:
+        raise ValueError(f"a range ({value}) is not accepted: give {_PROXY_FORMS}")
+    if value.startswith("[") and value.endswith("]"):
+        raise ValueError(f"write an IPv6 address without brackets ({value[1:-1]}): give {_PROXY_FORMS}")
+    if "," in value or " " in value:
+        raise ValueError(f"only one address is accepted, got {value!r}: give {_PROXY_FORMS}")
+    try:
+        ip = ipaddress.ip_address(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not an IP address (a host name is not accepted either): "
+            f"give {_PROXY_FORMS}"
+        ) from None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # an IPv4 proxy reaches the server as its IPv4 address
+    return str(ip)
 
 
 def client_key(address: str | None) -> str:

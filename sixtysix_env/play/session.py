@@ -374,7 +374,7 @@ def add_min_think_argument(parser) -> None:
         metavar="SECONDS",
         help=f"each computer move takes this long, forced or not, so that its speed does not "
         f"tell whether it had a choice; a search (expert, guided) thinks at most "
-        f"{SEARCH_SHARE:.0%} of it without --seed (default {MIN_THINK_SECONDS}; 0 to 10)",
+        f"{SEARCH_SHARE:.0%}% of it without --seed (default {MIN_THINK_SECONDS}; 0 to 10)",
     )
 
 
@@ -555,9 +555,15 @@ class GameSession:
         0.7-127 ms). The caller waits after the decisions, outside any lock
         (the web server's thinking slots are not held while it waits).
         """
-        due, self._pause_due = self._pause_due, 0.0
+        due = self.take_pause()
         if due > 0:
             time.sleep(due)
+        return due
+
+    def take_pause(self) -> float:
+        """The seconds :meth:`pause` would sleep, taken without sleeping: for a caller that
+        waits its own way (the web server holds the answer in its event loop, no thread)."""
+        due, self._pause_due = self._pause_due, 0.0
         return due
 
     def _computer_turns(self) -> list[Step]:

@@ -35,16 +35,21 @@ address, an IPv6 /64 or the loopback machine (:mod:`.limits`); each may keep
 at most :data:`MAX_GAMES_PER_CLIENT` matches (a new one retires its own
 least recently used) and start at most :data:`NEW_GAMES_PER_MINUTE` per
 minute, and all together :data:`~.store.ALL_NEW_GAMES_PER_MINUTE` (429 after
-that). When the store is full, only a match idle for
+that; a share of both caps is kept for clients that hold no match,
+:data:`~.store.RESERVED_SHARE`). When the store is full, only a match idle for
 :data:`~.store.PROTECTED_S` makes room (else 503). The computer's thinking
 is bounded per request: at most :data:`THINKING_AT_ONCE` requests compute
 at a time, one per client, the waiting clients served in turn (503 when the
 wait is too long), and the expert searches for at most ``think_seconds`` per
-move when the server is not seeded.
+move when the server is not seeded. Every computer decision takes at least
+``min_think_seconds`` as seen from the page (:meth:`.GameSession.pause`):
+under ``sixtysix serve`` the server holds the answer back without a thread
+(:data:`~.limits.HOLD_UNTIL`), and no answer about that match leaves sooner.
 
 This module is the app and its command; the JSON it answers is built in
-:mod:`.webjson`, the rules for requests are in :mod:`.webrequest`, and the
-matches are kept in :mod:`.store`.
+:mod:`.webjson`, the rules for requests are in :mod:`.webrequest`, the
+matches are kept in :mod:`.store`, and the production server with its limits
+per connection and per client is :mod:`.server` (docs/serving.md).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ import ipaddress
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,8 +72,9 @@ from ..actions import parse_action
 from ..agents import agent_names, make_agent
 from ..agents.registry import parse_agent_spec
 from ..rules import PRESETS
-from .limits import Busy, FairThinking, client_key
+from .limits import HOLD_UNTIL, Busy, FairThinking, client_key, proxy_address
 from .session import (
+    MIN_THINK_SECONDS,
     GameSession,
     IllegalMove,
     OpponentError,
@@ -169,7 +176,7 @@ class _Api:
         seed: int | None,
         deck: str | Sequence[str] | None,
         think_seconds: float | None,
-        min_think_seconds: float = 0.0,
+        min_think_seconds: float = MIN_THINK_SECONDS,
     ) -> None:
         self.store = store
         self.min_think_seconds = min_think_seconds
@@ -213,6 +220,34 @@ class _Api:
         if g is None:
             raise ApiError(404, "no game with this id (it may have expired): start a new match")
         return g
+
+    @contextmanager
+    def _locked(self, g: StoredGame) -> Iterator[None]:
+        """The match's lock; the answer, whatever it is, leaves no sooner than the pause
+        the match's last computer decisions owe (held by the server, see :meth:`_pause`)."""
+        with g.lock:
+            try:
+                yield
+            finally:
+                hold = request.environ.get(HOLD_UNTIL)
+                if hold is not None and g.release_at > time.monotonic():
+                    hold(g.release_at)
+
+    @staticmethod
+    def _pause(session: GameSession, g: StoredGame | None = None) -> None:
+        """Wait out the pause the computer's decisions owe (:meth:`GameSession.pause`).
+        Under ``sixtysix serve`` the server holds the answer back until then without a
+        thread, and until then no answer about the match leaves (``g.release_at``);
+        elsewhere (Flask's test client, ``--dev``) this thread sleeps."""
+        hold = request.environ.get(HOLD_UNTIL)
+        if hold is None:
+            session.pause()
+            return
+        due = session.take_pause()  # what pause() would sleep, without sleeping
+        until = time.monotonic() + due
+        if g is not None:
+            g.release_at = max(g.release_at, until)
+        hold(until)
 
     def _new_game_request(self) -> tuple[str, str]:
         """The opponent and rules a new-game request asks for, checked."""
@@ -301,7 +336,7 @@ class _Api:
         session.opponent_name = opponent  # the choice as offered, its options included
         with self._thinking():
             steps = session.start()
-        session.pause()  # outside the thinking slots
+        self._pause(session)  # outside the thinking slots; the id is not out before it ends
         try:
             gid = self.store.add(session, client)
         except StoreFull:
@@ -315,13 +350,13 @@ class _Api:
 
     def show_game(self, gid: str) -> Response:
         g = self.game(gid)
-        with g.lock:
+        with self._locked(g):
             return self._answer(gid, g.session)
 
     def act(self, gid: str) -> Response:
         g = self.game(gid)
         action = self._action_request()
-        with g.lock:
+        with self._locked(g):
             s = g.session
             if s.is_hand_over():
                 raise ApiError(
@@ -333,7 +368,7 @@ class _Api:
             try:
                 with self._thinking():
                     steps = s.act(action)
-                s.pause()
+                self._pause(s, g)
             except IllegalMove as e:
                 try:
                     parse_action(action)
@@ -347,11 +382,11 @@ class _Api:
         g = self.game(gid)
         if request_body():
             raise ApiError(400, "this request takes no fields")
-        with g.lock:
+        with self._locked(g):
             try:
                 with self._thinking():
                     steps = g.session.next_hand()
-                g.session.pause()
+                self._pause(g.session, g)
             except IllegalMove as e:
                 raise ApiError(409, str(e)) from None
             return self._answer(gid, g.session, steps)
@@ -378,7 +413,7 @@ def create_app(
     allowed_hosts: Sequence[str] = (),
     think_seconds: float | None = THINK_SECONDS,
     store: GameStore | None = None,
-    min_think_seconds: float = 0.0,
+    min_think_seconds: float = MIN_THINK_SECONDS,
 ) -> Flask:
     """The web app.
 
@@ -394,8 +429,10 @@ def create_app(
     reproducible). ``store`` replaces the game store (tests).
     ``min_think_seconds``: every computer decision takes at least this long
     as seen from the page, forced or not, so that the answer's speed does
-    not tell whether the computer had a choice (``sixtysix serve`` uses
-    :data:`MIN_THINK_SECONDS`; the wait holds no thinking slot).
+    not tell whether the computer had a choice (default
+    :data:`~.session.MIN_THINK_SECONDS`, as ``sixtysix serve``; 0 for none, as
+    tests that play many moves pass). The wait holds no thinking slot, and
+    under :func:`make_server` no thread either.
     """
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
@@ -424,52 +461,16 @@ def create_app(
 
 # -- the server -----------------------------------------------------------------
 
-#: `sixtysix serve`'s server (waitress): a connection silent this long is closed, a
-#: half-sent request included (checked every CLEANUP_S, so it goes within 25 s) ...
-READ_TIMEOUT_S = 20
-CLEANUP_S = 5
-#: ... at most this many connections are open at once (more wait to be accepted) ...
-MAX_CONNECTIONS = 256
-#: ... and this many threads answer requests (idle connections hold none).
-SERVER_THREADS = 8
 
+def make_server(app: Flask, host: str, port: int, **options: Any):
+    """The production server for ``app`` (waitress, pure Python, with limits per
+    connection and per client): :func:`sixtysix_env.play.server.make_server`, whose
+    keyword options (``trusted_proxy``, ``read_timeout``, ``request_deadline``,
+    ``cleanup_interval``, ``connection_limit``, ``connections_per_client``,
+    ``requests_per_client``, ``threads``) it takes."""
+    from .server import make_server as make_waitress_server
 
-def make_server(
-    app: Flask,
-    host: str,
-    port: int,
-    *,
-    trusted_proxy: str | None = None,
-    read_timeout: int = READ_TIMEOUT_S,
-    cleanup_interval: int = CLEANUP_S,
-    connection_limit: int = MAX_CONNECTIONS,
-    threads: int = SERVER_THREADS,
-):
-    """The production server for ``app`` (waitress, pure Python): a bounded thread pool,
-    a cap on open connections and a read timeout. With ``trusted_proxy`` (the address
-    of a reverse proxy in front of it) a request from that address is taken to come
-    from the client its ``X-Forwarded-For`` names (the last hop's), so that the limits
-    per client apply to the players, not to the proxy; other addresses' forwarding
-    headers are dropped."""
-    from waitress.server import create_server
-
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "threads": threads,
-        "connection_limit": connection_limit,
-        "channel_timeout": read_timeout,
-        "cleanup_interval": cleanup_interval,
-        "ident": "sixtysix",
-        "clear_untrusted_proxy_headers": True,
-    }
-    if trusted_proxy:
-        options.update(
-            trusted_proxy=trusted_proxy,
-            trusted_proxy_headers={"x-forwarded-for"},
-            trusted_proxy_count=1,
-        )
-    return create_server(app, **options)
+    return make_waitress_server(app, host, port, **options)
 
 
 # -- the command ----------------------------------------------------------------
@@ -492,6 +493,14 @@ def port_number(text: str) -> int:
             f"a port is a whole number from {MIN_PORT} to {MAX_PORT}, got {port}"
         )
     return port
+
+
+def trusted_proxy_address(text: str) -> str:
+    """``--trusted-proxy``'s value (argparse type): one IP address, never ``*`` nor a range."""
+    try:
+        return proxy_address(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -525,10 +534,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--trusted-proxy",
+        type=trusted_proxy_address,
         default=None,
         metavar="ADDRESS",
-        help="the address of a reverse proxy in front of the server: its requests count for "
-        "the client named in X-Forwarded-For (see the README)",
+        help="the one IP address of a reverse proxy in front of the server (not * nor a "
+        "range): its requests count for the client named in X-Forwarded-For "
+        "(see docs/serving.md)",
     )
     parser.add_argument(
         "--dev",

@@ -52,7 +52,7 @@ MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH 
 @pytest.fixture(scope="module")
 def server():
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app(seed=21, deck=MARRIAGE_DECK, default="random")
+    app = create_app(seed=21, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -192,7 +192,7 @@ def lead_server():
     from sixtysix_env.play.session import COMPUTER, GameSession
 
     assert GameSession("random", seed=1).view().to_move == COMPUTER
-    app = create_app(seed=1, default="random")
+    app = create_app(seed=1, default="random", min_think_seconds=0)
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()

@@ -139,3 +139,86 @@ def test_no_turn_within_the_wait_is_busy_and_leaves_nothing_behind():
     assert thinking.free == 1 and not thinking._round
     with thinking.turn("late"):
         pass
+
+
+# -- the caps for all clients keep a share for clients without a match ------------------
+
+
+def test_clients_with_matches_leave_the_reserved_share_of_the_store_to_newcomers():
+    """25 clients at 20 matches each filled the store: then every new client got 503.
+    Now a client that holds a match may fill the store only up to its reserved share."""
+    from sixtysix_env.play.session import GameSession
+    from sixtysix_env.play.store import StoreFull
+
+    store = GameStore(max_games=10, per_client=2, protected_s=600, clock=lambda: 0.0)
+    session = GameSession("random", seed=0)
+    for i in range(4):  # four busy clients, two matches each: 8 of 10
+        store.add(session, f"busy{i}")
+        store.add(session, f"busy{i}")
+    store.add(session, "busy0")  # at its own cap a client replaces its own oldest: no growth
+    assert len(store) == 8
+    store.add(session, "busy4")  # a client without a match may use the reserve ...
+    with pytest.raises(StoreFull):
+        store.add(session, "busy4")  # ... but not once it holds one
+    store.add(session, "newcomer")
+    assert len(store) == 10
+    with pytest.raises(StoreFull):
+        store.add(session, "newcomer2")  # all in play: now the store is full for everyone
+    assert store.reserved_games == 2  # a fifth
+
+
+def test_clients_with_matches_leave_the_reserved_share_of_the_rate_to_newcomers():
+    """20 clients at 30 new matches a minute used up the rate for all: every new client got
+    429 for the minute. Now the rate's reserved share is for clients that hold no match."""
+    from sixtysix_env.play.session import GameSession
+
+    store = GameStore(per_minute=4, all_per_minute=10, clock=lambda: 0.0)
+    session = GameSession("random", seed=0)
+    for client in ("a", "b"):
+        for _ in range(4):
+            store.admit(client)
+            store.add(session, client)
+    store.add(session, "c")  # c holds a match
+    with pytest.raises(TooManyGames) as e:
+        store.admit("c")
+    assert e.value.everyone  # 8 of 10: the rest is reserved
+    store.admit("newcomer1")
+    store.admit("newcomer2")
+    with pytest.raises(TooManyGames) as e:
+        store.admit("newcomer3")
+    assert e.value.everyone and store.reserved_starts == 2
+
+
+def test_the_reserved_share_is_checked():
+    with pytest.raises(ValueError, match="reserved_share must be from 0 to below 1"):
+        GameStore(reserved_share=1.0)
+    assert GameStore(max_games=500, reserved_share=0).reserved_games == 0
+    assert GameStore().reserved_games == 100 and GameStore().reserved_starts == 120
+
+
+# -- the trusted proxy is one address -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, address",
+    [("127.0.0.1", "127.0.0.1"), (" ::1 ", "::1"), ("2001:DB8:0::1", "2001:db8::1"),
+     ("::ffff:192.0.2.1", "192.0.2.1")],
+)
+def test_a_trusted_proxy_is_one_address_as_the_server_sees_it(text, address):
+    from sixtysix_env.play.limits import proxy_address
+
+    assert proxy_address(text) == address
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [("*", "would trust every sender"), ("192.0.2.0/24", "a range"), ("proxy.lan", "not an IP"),
+     ("192.0.2.1, 192.0.2.2", "only one address"), ("[::1]", "without brackets"),
+     ("", "must be one IP address"), (None, "must be one IP address")],
+)
+def test_anything_else_is_refused_saying_what_is_accepted(text, why):
+    from sixtysix_env.play.limits import proxy_address
+
+    with pytest.raises(ValueError) as e:
+        proxy_address(text)
+    assert why in str(e.value) and "one IP address, such as 127.0.0.1 or ::1" in str(e.value)

@@ -27,7 +27,7 @@ MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH 
 
 @pytest.fixture
 def app():
-    return web.create_app(seed=100, default="random")
+    return web.create_app(seed=100, default="random", min_think_seconds=0)
 
 
 @pytest.fixture
@@ -183,7 +183,7 @@ def test_a_full_match_over_http(app, client):
 
 
 def test_malformed_and_illegal_requests_change_nothing():
-    app = web.create_app(seed=5, deck=MARRIAGE_DECK, default="random")
+    app = web.create_app(seed=5, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
     client = app.test_client()
     gid = new_game(client)["game_id"]
     url = f"/api/games/{gid}"
@@ -276,7 +276,7 @@ def test_store_forgets_the_oldest_idle_games_and_never_one_in_play():
     every match is in play a new one is refused (503), never an active player's."""
     now = [0.0]
     store = web.GameStore(max_games=3, protected_s=600, clock=lambda: now[0])
-    app = web.create_app(seed=1, default="random", store=store)
+    app = web.create_app(seed=1, default="random", store=store, min_think_seconds=0)
     client = app.test_client()
     ids = [new_game(client)["game_id"] for _ in range(3)]
     r = client.post("/api/games", json={"opponent": "random"})
@@ -290,7 +290,7 @@ def test_store_forgets_the_oldest_idle_games_and_never_one_in_play():
 
 
 def test_fixed_deck_marriage_through_http():
-    app = web.create_app(seed=9, deck=MARRIAGE_DECK, default="random")
+    app = web.create_app(seed=9, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
     client = app.test_client()
     game = new_game(client)
     gid = game["game_id"]

@@ -17,7 +17,7 @@ MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH 
 
 
 def client_for(**kw):
-    return create_app(seed=5, default="random", **kw).test_client()
+    return create_app(seed=5, default="random", min_think_seconds=0, **kw).test_client()
 
 
 def new_game(client, **body):
@@ -115,7 +115,7 @@ def test_raise_mode_names_no_hidden_card():
 def test_web_game_with_a_cheating_opponent_recovers_and_leaks_nothing():
     # The cheater is offered as an opponent object through GameSession, as a
     # policy file that returns illegal moves would be.
-    app = create_app(seed=3, deck=MARRIAGE_DECK, default="random")
+    app = create_app(seed=3, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
     client = app.test_client()
     game = new_game(client)
     gid = game["game_id"]
@@ -199,7 +199,7 @@ class Clock:
 def test_one_client_cannot_evict_another_clients_game():
     clock = Clock()
     store = GameStore(max_games=10, per_client=3, per_minute=100, clock=clock)
-    client = create_app(seed=5, default="random", store=store).test_client()
+    client = create_app(seed=5, default="random", store=store, min_think_seconds=0).test_client()
     victim = client.post("/api/games", json={}, environ_base={"REMOTE_ADDR": "10.0.0.1"})
     vid = victim.get_json()["game_id"]
     for _ in range(50):
@@ -213,7 +213,7 @@ def test_one_client_cannot_evict_another_clients_game():
 def test_new_games_per_minute_are_limited():
     clock = Clock()
     store = GameStore(per_minute=5, clock=clock)
-    client = create_app(seed=5, default="random", store=store).test_client()
+    client = create_app(seed=5, default="random", store=store, min_think_seconds=0).test_client()
     for _ in range(5):
         assert client.post("/api/games", json={}).status_code == 201
     r = client.post("/api/games", json={})
@@ -224,7 +224,7 @@ def test_new_games_per_minute_are_limited():
 
 @pytest.mark.parametrize("searcher", ["expert", "guided"])
 def test_the_unseeded_expert_thinks_within_a_time_budget(searcher):
-    app = create_app(default="random", think_seconds=0.5)
+    app = create_app(default="random", think_seconds=0.5, min_think_seconds=0)
     client = app.test_client()
     r = client.post("/api/games", json={"opponent": searcher})
     assert r.status_code == 201
@@ -232,7 +232,7 @@ def test_the_unseeded_expert_thinks_within_a_time_budget(searcher):
     assert g.session.agent.time_budget == 0.5
     assert r.get_json()["opponent"] == searcher
     # a seeded server keeps the expert reproducible (no time budget)
-    app = create_app(seed=1, default="random")
+    app = create_app(seed=1, default="random", min_think_seconds=0)
     r = app.test_client().post("/api/games", json={"opponent": searcher})
     assert app.config["GAMES"].get(r.get_json()["game_id"]).session.agent.time_budget is None
 
@@ -244,7 +244,7 @@ def test_a_searcher_spec_cannot_escape_the_thinking_bound():
         ("expert:samples=100000,time_budget=60", 0.5),
         ("guided:time_budget=0.2", 0.2),
     ):
-        app = create_app(opponents=[spec], default=spec, think_seconds=0.5)
+        app = create_app(opponents=[spec], default=spec, think_seconds=0.5, min_think_seconds=0)
         r = app.test_client().post("/api/games", json={"opponent": spec})
         assert r.status_code == 201, r.get_json()
         agent = app.config["GAMES"].get(r.get_json()["game_id"]).session.agent
@@ -294,7 +294,8 @@ def test_each_computer_move_takes_the_least_time_without_holding_a_thinking_slot
 
 
 def test_a_marriage_card_can_also_be_played_plainly():
-    client = create_app(seed=21, deck=MARRIAGE_DECK, default="random").test_client()
+    app = create_app(seed=21, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
+    client = app.test_client()
     game = new_game(client)
     gid = game["game_id"]
     r = client.post(f"/api/games/{gid}/act", json={"action": "AC"})
@@ -313,7 +314,7 @@ def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
 
     monkeypatch.setattr(web, "THINKING_AT_ONCE", 1)
     monkeypatch.setattr(web, "THINKING_WAIT_S", 0.01)
-    app = create_app(seed=5, default="random")
+    app = create_app(seed=5, default="random", min_think_seconds=0)
     client = app.test_client()
     gid = new_game(client)["game_id"]
     turn = app.config["THINKING"].turn("another client")
@@ -369,7 +370,9 @@ def test_a_half_sent_request_is_dropped_and_idle_connections_hold_no_thread(serv
     import socket
     import time
 
-    port = served(create_app(seed=1, default="random"), read_timeout=1, cleanup_interval=1, threads=2)
+    app = create_app(seed=1, default="random", min_think_seconds=0)
+    # 40 connections of one client (loopback): past the cap per client unless raised.
+    port = served(app, read_timeout=1, cleanup_interval=1, threads=2, connections_per_client=64)
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(40)]
     try:
         # 40 idle connections on 2 threads: a real request is still answered at once.

@@ -272,7 +272,7 @@ def test_game_ids_are_unguessable(client):
 
 
 def test_store_forgets_the_oldest_idle_games_and_never_one_in_play():
-    """Issue 24, item 3: a full store evicts only a match idle for PROTECTED_S; while
+    """A full store evicts only a match idle for PROTECTED_S; while
     every match is in play a new one is refused (503), never an active player's."""
     now = [0.0]
     store = web.GameStore(max_games=3, protected_s=600, clock=lambda: now[0])

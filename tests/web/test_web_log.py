@@ -9,7 +9,7 @@ from sixtysix_env.play.webjson import game_json
 
 def test_the_pages_json_carries_the_computers_lead_for_its_log():
     """The web page's log tells a lead waiting for its answer from ``hand.table``
-    (static/table.js, renderLog; tests/play/test_play_browser.py sees it in a browser):
+    (static/table.js, renderLog; tests/web/test_web_browser.py sees it in a browser):
     when the computer leads a hand, that is all there is to tell."""
     s = GameSession("random", seed=1)
     steps = s.start()

@@ -1,4 +1,4 @@
-"""Issue 24, item 3: fair limits of the web server (clients, rates, turns at thinking)."""
+"""Fair limits of the web server (clients, rates, turns at thinking)."""
 
 from __future__ import annotations
 

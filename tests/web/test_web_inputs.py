@@ -1,4 +1,4 @@
-"""Issue 13, items 1, 3 and 4: the web server under hostile requests and a failing opponent."""
+"""The web server under hostile requests and a failing opponent."""
 
 from __future__ import annotations
 
@@ -238,7 +238,7 @@ def test_the_unseeded_expert_thinks_within_a_time_budget(searcher):
 
 
 def test_a_searcher_spec_cannot_escape_the_thinking_bound():
-    """Issue 24, item 9: `serve --opponent expert:samples=100000` escaped the 2 s bound."""
+    """`serve --opponent expert:samples=100000` escaped the 2 s bound."""
     for spec, budget in (
         ("expert:samples=100000", 0.5),
         ("expert:samples=100000,time_budget=60", 0.5),
@@ -252,7 +252,7 @@ def test_a_searcher_spec_cannot_escape_the_thinking_bound():
 
 
 def test_each_computer_move_takes_the_least_time_without_holding_a_thinking_slot():
-    """Issue 24, item 5 on the page: every computer move, forced or not, takes at least
+    """On the page every computer move, forced or not, takes at least
     min_think_seconds; the wait holds none of the thinking slots."""
     import time
 
@@ -330,7 +330,7 @@ def test_thinking_is_bounded_and_a_busy_server_answers_503(monkeypatch):
     assert client.post(f"/api/games/{gid}/act", json={"action": move}).status_code == 200
 
 
-# -- issue 24, item 2: the production server -------------------------------------------
+# -- the production server ------------------------------------------------------------
 
 
 @pytest.fixture

@@ -132,6 +132,7 @@ def _csv_rows(path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow  # a whole training run: the full suite, not the fast lane
 def test_an_sb3_run_plays_the_final_baselines_at_the_end(tmp_path, capsys):
     """The tiny run against the heuristic alone, then random alone for its last 256 steps:
     the per-opponent returns show random only after the switch."""

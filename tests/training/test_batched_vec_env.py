@@ -142,3 +142,52 @@ def test_opponents_no_game_plays_are_let_go(monkeypatch):
     # 40 opponents were drawn; at most one per game plus the newest are kept.
     assert len(env._wrappers) <= env.num_envs + 1
     assert all(env._wrappers[k].agent is not None for k in env.opponent.tolist())
+
+
+# -- match_play: hands dealt at match scores, paid by the match ----------------------
+
+
+def test_batched_games_deal_at_the_drawn_scores_and_pay_the_match():
+    from sixtysix_env.env.observation import INDEX as OBS_INDEX
+    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+
+    cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",
+                             "batched_games=true", "match_play=true"])
+    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+    assert env.match is not None and env.match.target == 7
+    env.tracking = True  # reference states beside every lane, dealt at the same scores
+    finals = {}
+    deal_anew = env._new_episodes
+
+    def keep_final(lanes):  # each finished hand's last state, before its lane is dealt anew
+        for i in lanes.tolist():
+            finals[i] = (env.states[i], int(env.seat[i]), int(env.mine[i]), int(env.theirs[i]))
+        deal_anew(lanes)
+
+    env._new_episodes = keep_final
+    env.seed(4)
+    obs = env.reset()
+    seen, paid = set(), 0
+    for _ in range(60):
+        # The score in each learner observation (suit renamings leave it in place).
+        my = np.rint(obs[:, OBS_INDEX["my_score"]] * 7).astype(int)
+        op = np.rint(obs[:, OBS_INDEX["opp_score"]] * 7).astype(int)
+        assert (my == env.mine).all() and (op == env.theirs).all()
+        seen |= set(zip(my.tolist(), op.tolist()))
+        masks = np.stack(env.env_method("action_masks"))
+        obs, rewards, dones, _ = env.step(masks.argmax(axis=1))
+        for i in np.flatnonzero(dones).tolist():
+            st, seat, mine, theirs = finals[i]
+            assert st.is_terminal()
+            assert st.match_score[seat] == mine and st.match_score[1 - seat] == theirs
+            gp = int(st.returns()[seat])
+            want = env.match.rewards(np.array([mine]), np.array([theirs]), np.array([gp]))[0]
+            assert rewards[i] == pytest.approx(want)
+            paid += 1
+        assert (rewards[~dones] == 0).all()
+    assert paid >= 10 and len(seen) >= 5
+
+
+def test_match_play_needs_the_batched_games():
+    with pytest.raises(ConfigError, match="'match_play' plays its hands on the batched engine"):
+        load_config(TINY, ["match_play=true", "batched_games=false"])

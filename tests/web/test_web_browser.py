@@ -219,24 +219,3 @@ def test_the_log_tells_the_computers_lead(page, lead_server):
     log = page.inner_text("#log")
     assert "Trick 1: computer " + label in log and log.count(f"led {label}.") == 0
     assert page.errors == []
-
-
-@pytest.mark.slow  # over a second: the full run, not the fast lane
-def test_lead_a_king_without_declaring(page, server):
-    page.goto(f"{server}/?fast=1")
-    page.wait_for_selector('#your-hand .card[data-card="AC"].playable')
-    idle(page)
-    assert not page.is_visible("#declare")  # no marriage possible yet
-    page.click('#your-hand .card[data-card="AC"]')  # wins the first trick
-    idle(page)
-    page.wait_for_selector("#your-hand .card.marriage")
-    assert page.is_visible("#declare")
-    page.click("#declare")  # switch marriages off
-    assert page.locator("#your-hand .card.marriage").count() == 0
-    assert page.get_attribute("#declare", "aria-pressed") == "false"
-    assert page.get_attribute('#your-hand .card[data-card="KH"]', "data-action") == "KH"
-    page.click('#your-hand .card[data-card="KH"]')
-    idle(page)
-    log = page.inner_text("#log")
-    assert "K\u2665" in log and "20 in hearts" not in log  # led, not declared
-    assert not page.errors, page.errors

@@ -81,7 +81,7 @@ def open_views(count, seed, rules="altmisalti"):
     "expert:samples=24",  # stops early when one action is left: deals drawn ahead go back
     "expert:samples=12,prune_after=0",
     "expert:samples=12,rollout_solve_close=false,rollout_close_points=0",
-    "guided:samples=12",
+    pytest.param("guided:samples=12", marks=pytest.mark.slow),  # the fast lane's 30 s
     "guided:samples=6,rollout_opponent=prior",
 ])
 def test_same_decisions_and_generator_state(spec):

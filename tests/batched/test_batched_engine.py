@@ -29,7 +29,12 @@ CUSTOM = [
 ]
 
 
-@pytest.mark.parametrize("rules", list(PRESETS) + CUSTOM, ids=lambda r: getattr(r, "name", r))
+# The presets in the fast lane (30 s); the custom switches in the full suite.
+@pytest.mark.parametrize(
+    "rules",
+    list(PRESETS) + [pytest.param(r, marks=pytest.mark.slow) for r in CUSTOM],
+    ids=lambda r: getattr(r, "name", r),
+)
 def test_same_game_as_the_reference_engine(rules):
     assert compare_random_hands(300, rules, seed=1, lanes=64) > 300 * 10
 

@@ -187,6 +187,7 @@ def test_bradley_terry():
     assert math.isfinite(sweep["q"]) and sweep["q"] < 1000.0
 
 
+@pytest.mark.slow  # a fresh interpreter: the full suite (the fast lane calls main in-process)
 def test_cli_eval_smoke(tmp_path):
     out = tmp_path / "eval.json"
     proc = subprocess.run(

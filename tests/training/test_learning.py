@@ -317,6 +317,7 @@ def test_cloning_data_follows_the_options():
     assert len(set(ks)) > 1
 
 
+@pytest.mark.slow  # worker processes: the full suite, not the fast lane
 def test_cloning_data_are_the_same_for_any_number_of_workers():
     from sixtysix_training import bc
 

@@ -389,6 +389,8 @@ def train(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sixtysix_env.evaluation.cli import address_option  # a port outside 1-65535: exit 2
+
     from .config import shipped_configs
 
     parser.add_argument(
@@ -427,6 +429,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--address",
         metavar="RAY_ADDRESS",
+        type=address_option,
         help="RLlib backend: the Ray cluster to run on ('auto', 'host:port', 'ray://host:port'); "
         "the same as --set address=...; default: RAY_ADDRESS, else a local Ray",
     )

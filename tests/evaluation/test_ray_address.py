@@ -65,3 +65,11 @@ def test_good_addresses_pass_the_check(address):
 def test_malformed_addresses_are_named(address):
     with pytest.raises(RayAddressError, match="is not 'auto'|is empty"):
         ray_pool.check_address(address)
+
+
+def test_sixtysix_train_refuses_the_port_as_the_option_is_parsed(capsys, no_probe):
+    pytest.importorskip("yaml", reason="sixtysix train needs the [train] extra")
+    argv = ["train", "--backend", "rllib", "--config", "rllib-tiny", "--address", "head:99999"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "argument --address" in err and "names port 99999; a port is a number from 1" in err

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import itertools
 import json
 import os
 import sys
@@ -50,13 +49,13 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..actions import NUM_ACTIONS, suit_relabelled_actions
-from ..env.observation import OBS_SIZE, OBS_VERSION, suit_relabelling
+from ..actions import NUM_ACTIONS
+from ..env.observation import OBS_SIZE, OBS_VERSION
 from ..errors import SixtySixError
 from ..files import replaced
 from ..shipped import shipped_policies
 from .fileformat import read_policy
-from .network import SYMMETRY_TIE, PolicyNetwork
+from .network import SYMMETRY_TIE, PolicyNetwork, suit_tables
 
 #: The ONNX operator set and IR version written: old enough for every current runtime
 #: (onnxruntime 1.14 and later, onnxruntime-web, the C#, Java and C++ packages).
@@ -118,12 +117,11 @@ def _suit_gathers() -> tuple[np.ndarray, np.ndarray]:
 
     Row ``r`` of the first is renaming ``r``'s observation (``x[table[r]]``); row ``r`` of
     the second indexes the (24 * NUM_ACTIONS) flattened logits so that entry ``a`` reads
-    action ``a``'s logit under renaming ``r`` (where ``PolicyNetwork.logits`` reads it)."""
-    perms = list(itertools.permutations(range(4)))  # PolicyNetwork's order, identity first
-    obs = np.stack([suit_relabelling(p) for p in perms]).astype(np.int64)
-    act = np.array([suit_relabelled_actions(p) for p in perms], dtype=np.int64)
-    back = act + NUM_ACTIONS * np.arange(len(perms), dtype=np.int64)[:, None]
-    return obs, back
+    action ``a``'s logit under renaming ``r`` (where ``PolicyNetwork.logits`` reads it):
+    the network's own :func:`~sixtysix_env.policy.network.suit_tables`, as ONNX indexes."""
+    obs, act = suit_tables()
+    back = act.astype(np.int64) + NUM_ACTIONS * np.arange(len(act), dtype=np.int64)[:, None]
+    return obs.astype(np.int64), back
 
 
 def model_metadata_props(

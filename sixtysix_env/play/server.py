@@ -89,6 +89,15 @@ def _counted(request: Any) -> bool:
     return not (path == "/" or path.startswith("/static/"))
 
 
+def _count_down(counts: dict[str, int], key: str) -> None:
+    """One less for ``key``; a key at zero is dropped (the tables hold active clients only)."""
+    n = counts.get(key, 0) - 1
+    if n > 0:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
+
+
 class _Refusal(Error):
     """An answer the loop gives without the app: JSON like the app's errors, Retry-After."""
 
@@ -174,11 +183,7 @@ class _Shared:
 
     def _give(self, counts: dict[str, int], key: str) -> None:
         with self._lock:
-            n = counts.get(key, 0) - 1
-            if n > 0:
-                counts[key] = n
-            else:
-                counts.pop(key, None)
+            _count_down(counts, key)
 
     def connect(self, key: str) -> bool:
         return self._take(self._connections, key, self.connections_per_client)
@@ -271,11 +276,7 @@ class _FairQueue:
         return task
 
     def finished(self, key: str) -> None:
-        n = self._running.get(key, 0) - 1
-        if n > 0:
-            self._running[key] = n
-        else:
-            self._running.pop(key, None)
+        _count_down(self._running, key)
 
 
 class _FairDispatcher(ThreadedTaskDispatcher):

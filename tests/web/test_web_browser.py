@@ -49,16 +49,21 @@ ARGS = [
 MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH TD AD QS"
 
 
-@pytest.fixture(scope="module")
-def server():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app(seed=21, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
+def _serving(app):
+    """The app on Werkzeug's server in a thread; yields its address, then shuts it down."""
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app(seed=21, deck=MARRIAGE_DECK, default="random", min_think_seconds=0)
+    yield from _serving(app)
 
 
 @pytest.fixture(scope="module")
@@ -193,12 +198,7 @@ def lead_server():
 
     assert GameSession("random", seed=1).view().to_move == COMPUTER
     app = create_app(seed=1, default="random", min_think_seconds=0)
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    thread.join(timeout=10)
+    yield from _serving(app)
 
 
 def test_the_log_tells_the_computers_lead(page, lead_server):

@@ -512,7 +512,8 @@ def _check_bounds(cfg: TrainConfig) -> None:
             )
 
 
-def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
+def _check_choices(cfg: TrainConfig) -> None:
+    """Options with a fixed set of allowed values, the rules preset among them."""
     from sixtysix_env.rules import PRESETS
 
     for key, allowed in _CHOICES.items():
@@ -525,7 +526,10 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
         raise ConfigError(
             f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
         )
-    _check_bounds(cfg)
+
+
+def _check_ranges(cfg: TrainConfig) -> None:
+    """Counts at least 1 or not negative, rates and clips positive, gamma and lambda 0 to 1."""
     for key in _POSITIVE:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
@@ -538,6 +542,10 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
     for key in ("gamma", "gae_lambda"):
         if not 0 <= getattr(cfg, key) <= 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; allowed: 0 to 1")
+
+
+def _check_architecture(cfg: TrainConfig) -> None:
+    """The hidden layer sizes, and how they go with the symmetry options."""
     if not cfg.net_arch or any(n < 1 for n in cfg.net_arch):
         raise ConfigError(
             f"option 'net_arch' got {cfg.net_arch!r}; give one or more positive sizes"
@@ -559,6 +567,10 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             "gives the same logits under every renaming, so averaging them changes nothing "
             "and costs 24 forward passes; set play_symmetry to null"
         )
+
+
+def _check_opponent_weights(cfg: TrainConfig) -> None:
+    """The baseline opponents' weights, and the final phase that switches to the second set."""
     for key in ("baseline_weights", "final_baseline_weights"):
         weights = getattr(cfg, key)
         if weights is not None and any(w < 0 for w in weights.values()):
@@ -580,21 +592,36 @@ def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
             " go together: give both (steps > 0 and the "
             "weights), or neither (0 and null)"
         )
-    if rollout and cfg.batched_games and cfg.rollout_workers > 1:
+
+
+def _check_rollout(cfg: TrainConfig) -> None:
+    """How the games, the rollout workers and the batch size fit together (SB3 rollouts)."""
+    if cfg.batched_games and cfg.rollout_workers > 1:
         raise ConfigError(
             f"options 'batched_games' and 'rollout_workers' ({cfg.rollout_workers}) do not go "
             "together: the batched games run in one process; set rollout_workers to 1"
         )
-    if rollout and cfg.n_envs % cfg.rollout_workers:
+    if cfg.n_envs % cfg.rollout_workers:
         raise ConfigError(
             f"option 'rollout_workers' ({cfg.rollout_workers}) must divide 'n_envs' "
             f"({cfg.n_envs}): each worker plays the same number of games"
         )
-    if rollout and cfg.batch_size > cfg.n_envs * cfg.n_steps:
+    if cfg.batch_size > cfg.n_envs * cfg.n_steps:
         raise ConfigError(
             f"option 'batch_size' ({cfg.batch_size}) is larger than a rollout "
             f"(n_envs * n_steps = {cfg.n_envs * cfg.n_steps})"
         )
+
+
+def _check_values(cfg: TrainConfig, rollout: bool = True) -> None:
+    """Each option's value, and the options that must agree; the first problem raises."""
+    _check_choices(cfg)
+    _check_bounds(cfg)
+    _check_ranges(cfg)
+    _check_architecture(cfg)
+    _check_opponent_weights(cfg)
+    if rollout:
+        _check_rollout(cfg)
     if cfg.best_metric not in cfg.eval_opponents:
         raise ConfigError(
             f"option 'best_metric' got {cfg.best_metric!r}; it must be one of eval_opponents "

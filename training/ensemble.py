@@ -84,14 +84,45 @@ def average_networks(
             f"the networks' symmetries differ ({', '.join(sorted(map(repr, symmetries)))}); "
             "members must share one"
         )
+    w = _normalised_weights(weights, len(nets))
+    _check_same_shape(nets)
+    first = nets[0]
+    depth = len(first.weights)
+    if depth == 1:  # no hidden layer: the logits are linear, so average the layer itself
+        wt = sum(wi * n.weights[0].astype(np.float64) for wi, n in zip(w, nets))
+        bs = sum(wi * n.biases[0].astype(np.float64) for wi, n in zip(w, nets))
+        return PolicyNetwork([wt], [bs], first.activation, first.symmetry)
+    out_w: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    # First layer: the members side by side, reading the same input.
+    out_w.append(np.concatenate([n.weights[0] for n in nets], axis=1))
+    out_b.append(np.concatenate([n.biases[0] for n in nets]))
+    # Hidden-to-hidden layers: block-diagonal.
+    for layer in range(1, depth - 1):
+        out_w.append(_block_diagonal([n.weights[layer] for n in nets]))
+        out_b.append(np.concatenate([n.biases[layer] for n in nets]))
+    # Output layer: stacked and scaled, so the logits add up with the weights.
+    out_w.append(
+        np.concatenate([wi * n.weights[-1].astype(np.float64) for wi, n in zip(w, nets)], axis=0)
+    )
+    out_b.append(sum(wi * n.biases[-1].astype(np.float64) for wi, n in zip(w, nets)))
+    return PolicyNetwork(out_w, out_b, first.activation, first.symmetry)
+
+
+def _normalised_weights(weights: Sequence[float] | None, n: int) -> np.ndarray:
+    """The members' weights (equal when ``None``) checked and scaled to sum to 1."""
     if weights is None:
-        weights = [1.0] * len(nets)
+        weights = [1.0] * n
     w = np.asarray(list(weights), dtype=np.float64)
-    if w.shape != (len(nets),):
-        raise ValueError(f"{len(w)} weights for {len(nets)} networks; give one weight per network")
+    if w.shape != (n,):
+        raise ValueError(f"{len(w)} weights for {n} networks; give one weight per network")
     if not np.all(np.isfinite(w)) or np.any(w <= 0):
         raise ValueError(f"ensemble weights must be positive finite numbers, got {list(weights)}")
-    w = w / w.sum()
+    return w / w.sum()
+
+
+def _check_same_shape(nets: Sequence[PolicyNetwork]) -> None:
+    """Every member has network 0's activation, depth, input size and output size."""
     first = nets[0]
     for i, net in enumerate(nets[1:], start=1):
         if net.activation != first.activation:
@@ -114,34 +145,19 @@ def average_networks(
                 f"network {i} gives {net.weights[-1].shape[1]} outputs, network 0 gives "
                 f"{first.weights[-1].shape[1]}"
             )
-    depth = len(first.weights)
-    if depth == 1:  # no hidden layer: the logits are linear, so average the layer itself
-        wt = sum(wi * n.weights[0].astype(np.float64) for wi, n in zip(w, nets))
-        bs = sum(wi * n.biases[0].astype(np.float64) for wi, n in zip(w, nets))
-        return PolicyNetwork([wt], [bs], first.activation, first.symmetry)
-    out_w: list[np.ndarray] = []
-    out_b: list[np.ndarray] = []
-    # First layer: the members side by side, reading the same input.
-    out_w.append(np.concatenate([n.weights[0] for n in nets], axis=1))
-    out_b.append(np.concatenate([n.biases[0] for n in nets]))
-    # Hidden-to-hidden layers: block-diagonal.
-    for layer in range(1, depth - 1):
-        rows = sum(n.weights[layer].shape[0] for n in nets)
-        cols = sum(n.weights[layer].shape[1] for n in nets)
-        block = np.zeros((rows, cols), dtype=np.float32)
-        r = c = 0
-        for n in nets:
-            h_in, h_out = n.weights[layer].shape
-            block[r : r + h_in, c : c + h_out] = n.weights[layer]
-            r, c = r + h_in, c + h_out
-        out_w.append(block)
-        out_b.append(np.concatenate([n.biases[layer] for n in nets]))
-    # Output layer: stacked and scaled, so the logits add up with the weights.
-    out_w.append(
-        np.concatenate([wi * n.weights[-1].astype(np.float64) for wi, n in zip(w, nets)], axis=0)
-    )
-    out_b.append(sum(wi * n.biases[-1].astype(np.float64) for wi, n in zip(w, nets)))
-    return PolicyNetwork(out_w, out_b, first.activation, first.symmetry)
+
+
+def _block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:
+    """The ``blocks`` on the diagonal of one float32 matrix, zeros elsewhere."""
+    rows = sum(b.shape[0] for b in blocks)
+    cols = sum(b.shape[1] for b in blocks)
+    matrix = np.zeros((rows, cols), dtype=np.float32)
+    r = c = 0
+    for b in blocks:
+        h_in, h_out = b.shape
+        matrix[r : r + h_in, c : c + h_out] = b
+        r, c = r + h_in, c + h_out
+    return matrix
 
 
 def _algorithm(n: int, symmetry: str | None) -> str:
@@ -215,40 +231,16 @@ def merge_policy_files(
         )
     resolved = [_resolve(p) for p in paths]
     loaded = [read_policy(p) for p in resolved]
-    rules = [meta.get("rules") for _, meta in loaded]
-    for p, r in zip(paths[1:], rules[1:]):
-        if r != rules[0]:
-            raise ValueError(
-                f"{p} was trained under other rules than {paths[0]}; members must share the rules"
-            )
+    _check_members(paths, loaded, symmetry)
     nets = [net for net, _ in loaded]
-    if symmetry is not None:
-        for p, net in zip(paths, nets):
-            if net.symmetry not in (None, symmetry):
-                raise ValueError(f"{p} is already averaged over {net.symmetry!r}, not {symmetry!r}")
     network = average_networks(nets, weights) if len(nets) > 1 else nets[0]
     if symmetry is not None:
         network = network.with_symmetry(symmetry)
     check_network(network, f"the ensemble of {len(paths)} policies")  # before evaluating it
-    w = [1.0] * len(paths) if weights is None else list(weights)
-    total = float(sum(w))
     name = name or os.path.splitext(os.path.basename(out))[0]
-    preset = loaded[0][1].get("rule_preset") or "altmisalti"
-    members = [_member_record(p, meta, wi / total) for p, (_, meta), wi in zip(resolved, loaded, w)]
-    steps = [m["steps"] for m in members]
-    record: dict[str, Any] = {
-        "name": name,
-        "rules": rules[0],
-        "rule_preset": preset,
-        "training": {
-            "algorithm": _algorithm(len(paths), network.symmetry),
-            "steps": sum(steps) if all(isinstance(s, int) for s in steps) else None,
-            "members": members,
-        },
-        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "evaluation": {"during_training": None},
-    }
+    record = _ensemble_record(name, resolved, loaded, weights, network.symmetry)
     if eval_deals > 0:
+        preset = record["rule_preset"]
         record["evaluation"]["at_export"] = evaluate_at_export(
             network, name, eval_opponents, eval_deals, eval_seed, preset, eval_workers
         )
@@ -261,6 +253,50 @@ def merge_policy_files(
         with open(eval_log_path(out), "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in log)
     return written
+
+
+def _check_members(
+    paths: Sequence[str],
+    loaded: Sequence[tuple[PolicyNetwork, dict[str, Any]]],
+    symmetry: str | None,
+) -> None:
+    """The policies share the rules, and none is averaged over another symmetry already."""
+    rules = [meta.get("rules") for _, meta in loaded]
+    for p, r in zip(paths[1:], rules[1:]):
+        if r != rules[0]:
+            raise ValueError(
+                f"{p} was trained under other rules than {paths[0]}; members must share the rules"
+            )
+    if symmetry is not None:
+        for p, (net, _) in zip(paths, loaded):
+            if net.symmetry not in (None, symmetry):
+                raise ValueError(f"{p} is already averaged over {net.symmetry!r}, not {symmetry!r}")
+
+
+def _ensemble_record(
+    name: str,
+    resolved: Sequence[str],
+    loaded: Sequence[tuple[PolicyNetwork, dict[str, Any]]],
+    weights: Sequence[float] | None,
+    symmetry: str | None,
+) -> dict[str, Any]:
+    """The merged file's metadata: rules, members and their weights; no evaluation yet."""
+    w = [1.0] * len(resolved) if weights is None else list(weights)
+    total = float(sum(w))
+    members = [_member_record(p, meta, wi / total) for p, (_, meta), wi in zip(resolved, loaded, w)]
+    steps = [m["steps"] for m in members]
+    return {
+        "name": name,
+        "rules": loaded[0][1].get("rules"),
+        "rule_preset": loaded[0][1].get("rule_preset") or "altmisalti",
+        "training": {
+            "algorithm": _algorithm(len(resolved), symmetry),
+            "steps": sum(steps) if all(isinstance(s, int) for s in steps) else None,
+            "members": members,
+        },
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "evaluation": {"during_training": None},
+    }
 
 
 def ensemble_log(

@@ -339,6 +339,53 @@ def _mode_and_count(
     return mode, count
 
 
+def _check_request(agents: Sequence[str | Agent], workers: int, address: str | None) -> None:
+    """At least two agents, at least one worker, and a reachable Ray address if one is given."""
+    if len(agents) < 2:
+        raise ValueError("an evaluation needs at least two agents")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    if address is not None:
+        if not address.strip():
+            raise ValueError("address must be a Ray address ('auto', 'host:port', "
+                             "'ray://host:port', 'local') or None, not empty")
+        check_reachable(address)
+
+
+def _build_agents(run: _Run, agents: Sequence[str | Agent]) -> None:
+    """Build every agent once here: bad names fail before any game is played."""
+    run.built = [make_agent(a) for a in agents]
+    for agent in run.built:  # a policy trained for other rules says so, once
+        if hasattr(agent, "check_rules"):
+            agent.check_rules(run.rules)
+
+
+def _play_built(
+    run: _Run,
+    agents: Sequence[str | Agent],
+    t0: float,
+    json_path: str | None,
+    command: str | None,
+    progress: bool,
+    chunk_size: int | None,
+    on_record: Callable[[Any], None] | None,
+) -> tuple[EvalResult, BaseException | None]:
+    """The run once its agents are built: (its result, the error that stopped it).
+
+    From here on the file at ``json_path`` is this run's: marked started at
+    once, replaced by the figures at the end, also when the run stops early.
+    """
+    run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
+    run.batched = batchable(run.mode, run.built)
+    if json_path:
+        run.result("started; no figures yet", 0.0, command).save_json(json_path)
+    stopped, error = _play_all(run, progress, chunk_size, on_record)
+    result = run.result(stopped, time.perf_counter() - t0, command)
+    if json_path:
+        result.save_json(json_path)
+    return result, error
+
+
 #: The end of ``EvalResult.stopped`` for a run stopped before it started: it wrote no file.
 NOT_STARTED = "before any game was played"
 
@@ -384,15 +431,7 @@ def evaluate(
     :data:`NOT_STARTED`, without writing it.
     """
     mode, count = _mode_and_count(deals, matches, count, mode)
-    if len(agents) < 2:
-        raise ValueError("an evaluation needs at least two agents")
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers!r}")
-    if address is not None:
-        if not address.strip():
-            raise ValueError("address must be a Ray address ('auto', 'host:port', "
-                             "'ray://host:port', 'local') or None, not empty")
-        check_reachable(address)
+    _check_request(agents, workers, address)
     names = _unique_names(agents)
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers, address,
@@ -400,24 +439,13 @@ def evaluate(
     if json_path:
         check_json_path(json_path)
     t0 = time.perf_counter()
-    error: BaseException | None = None
     with sigterm_as_interrupt():
         try:
-            # Build every agent once here: bad names fail before any game is played.
-            run.built = [make_agent(a) for a in agents]
-            for agent in run.built:  # a policy trained for other rules says so, once
-                if hasattr(agent, "check_rules"):
-                    agent.check_rules(run.rules)
+            _build_agents(run, agents)
         except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while starting up
             return run.result(f"{stop_reason(e)} {NOT_STARTED}", time.perf_counter() - t0, command)
-        run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
-        run.batched = batchable(mode, run.built)
-        if json_path:  # the run has started: from now on the file is this run's
-            run.result("started; no figures yet", 0.0, command).save_json(json_path)
-        stopped, error = _play_all(run, progress, chunk_size, on_record)
-        result = run.result(stopped, time.perf_counter() - t0, command)
-        if json_path:
-            result.save_json(json_path)
+        result, error = _play_built(run, agents, t0, json_path, command,
+                                    progress, chunk_size, on_record)
     if error is not None:
         error.partial_result = result  # type: ignore[attr-defined]
         raise error

@@ -510,6 +510,35 @@ def make_server(
     ):
         _check(name, value, 1)
     _check("request_deadline (seconds)", request_deadline, 0.001, whole=False)
+    adj = _adjustments(host, port, proxy, threads, connection_limit, read_timeout,
+                       cleanup_interval)
+    shared = _Shared(proxy, connections_per_client, requests_per_client, float(request_deadline))
+    dispatcher = _FairDispatcher()
+    dispatcher.set_thread_count(adj.threads)
+    socket_map: dict = {}
+    servers = _listening(app, adj, shared, socket_map, dispatcher)
+    if len(servers) == 1:
+        return servers[0]
+    return _Servers(
+        shared,
+        map=socket_map,
+        adj=adj,
+        effective_listen=[(s.effective_host, s.effective_port) for s in servers],
+        dispatcher=dispatcher,
+        log_info=servers[0].log_info,
+    )
+
+
+def _adjustments(
+    host: str,
+    port: int,
+    proxy: str | None,
+    threads: int,
+    connection_limit: int,
+    read_timeout: int,
+    cleanup_interval: int,
+) -> Adjustments:
+    """Waitress's settings: where to listen, the pool and the caps, the proxy to trust."""
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -528,11 +557,15 @@ def make_server(
             trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
             trusted_proxy_count=1,
         )
-    adj = Adjustments(**options)
-    shared = _Shared(proxy, connections_per_client, requests_per_client, float(request_deadline))
-    dispatcher = _FairDispatcher()
-    dispatcher.set_thread_count(adj.threads)
-    socket_map: dict = {}
+    return Adjustments(**options)
+
+
+def _listening(
+    app: Callable, adj: Adjustments, shared: _Shared, socket_map: dict,
+    dispatcher: _FairDispatcher,
+) -> list[_Server]:
+    """A server per listening socket of ``adj``, one map and one dispatcher for them all;
+    if one fails to open, those already open are closed and the dispatcher shut down."""
     servers: list[_Server] = []
     try:
         for sockinfo in adj.listen:
@@ -545,13 +578,4 @@ def make_server(
             server.close()
         dispatcher.shutdown()
         raise
-    if len(servers) == 1:
-        return servers[0]
-    return _Servers(
-        shared,
-        map=socket_map,
-        adj=adj,
-        effective_listen=[(s.effective_host, s.effective_port) for s in servers],
-        dispatcher=dispatcher,
-        log_info=servers[0].log_info,
-    )
+    return servers

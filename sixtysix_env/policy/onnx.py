@@ -166,52 +166,84 @@ def network_to_onnx(
     """An ``onnx.ModelProto`` computing ``network``'s masked logits and the agent's move
     (see the module docstring); checked with ``onnx.checker``."""
     onnx = require("onnx")
-    from onnx import TensorProto, helper, numpy_helper
+    graph = _Graph()
+    logits = _logit_nodes(graph, network)
+    _move_nodes(graph, network, logits)
+    model = _model(graph, model_metadata_props(network, metadata, name))
+    onnx.checker.check_model(model, full_check=True)
+    return model
 
-    nodes: list = []
-    inits: list = []
 
-    def const(cname: str, value: np.ndarray) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), cname))
+class _Graph:
+    """An ONNX graph's nodes and initializers, in the order they are added."""
+
+    def __init__(self) -> None:
+        self.nodes: list = []
+        self.inits: list = []
+
+    def const(self, cname: str, value: np.ndarray) -> str:
+        from onnx import numpy_helper
+
+        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(value), cname))
         return cname
 
-    def node(op: str, ins: list[str], out: str, **attrs) -> str:
-        nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
+    def node(self, op: str, ins: list[str], out: str, **attrs) -> str:
+        from onnx import helper
+
+        self.nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
         return out
+
+
+def _logit_nodes(g: _Graph, network: PolicyNetwork) -> str:
+    """The nodes of ``network``'s raw logits (averaged over the renamings of the suits
+    where it has that symmetry); returns their output's name."""
+    from onnx import TensorProto
 
     # The first layer's input: the observation, or it and the mask as floats, in order.
     if network.reads_mask:
-        mask_f = node("Cast", [MASK_INPUT], "mask_float", to=TensorProto.FLOAT)
+        mask_f = g.node("Cast", [MASK_INPUT], "mask_float", to=TensorProto.FLOAT)
         parts = {"observation": OBS_INPUT, "action_mask": mask_f}
-        x = node("Concat", [parts[p] for p in network.inputs], "features", axis=1)
+        x = g.node("Concat", [parts[p] for p in network.inputs], "features", axis=1)
     else:
         x = OBS_INPUT
     if network.symmetry is not None:  # every renaming of the suits: (batch, 24, OBS_SIZE)
         obs_table, back_table = _suit_gathers()
-        x = node("Gather", [x, const("suit_obs_index", obs_table)], "renamed_obs", axis=1)
+        x = g.node("Gather", [x, g.const("suit_obs_index", obs_table)], "renamed_obs", axis=1)
     last = len(network.weights) - 1
     act = {"relu": "Relu", "tanh": "Tanh"}[network.activation]
     for i, (w, b) in enumerate(zip(network.weights, network.biases)):
-        x = node("MatMul", [x, const(f"layer{i}_weight", w)], f"layer{i}_matmul")
-        x = node("Add", [x, const(f"layer{i}_bias", b)], f"layer{i}_out")
+        x = g.node("MatMul", [x, g.const(f"layer{i}_weight", w)], f"layer{i}_matmul")
+        x = g.node("Add", [x, g.const(f"layer{i}_bias", b)], f"layer{i}_out")
         if i < last:
-            x = node(act, [x], f"layer{i}_{network.activation}")
+            x = g.node(act, [x], f"layer{i}_{network.activation}")
     if network.symmetry is not None:  # each logit read back under its renaming, then averaged
         n = back_table.shape[0] * NUM_ACTIONS
-        flat = node("Reshape", [x, const("flat_shape", np.array([0, n], np.int64))], "flat")
-        x = node("Gather", [flat, const("suit_logit_index", back_table)], "read_back", axis=1)
-        x = node("ReduceMean", [x], "mean_logits", axes=[1], keepdims=0)
-    ninf = const("masked_logit", np.array(MASKED_LOGIT, np.float32))
-    z = node("Where", [MASK_INPUT, x, ninf], LOGITS_OUTPUT)
+        flat = g.node("Reshape", [x, g.const("flat_shape", np.array([0, n], np.int64))], "flat")
+        x = g.node("Gather", [flat, g.const("suit_logit_index", back_table)], "read_back", axis=1)
+        x = g.node("ReduceMean", [x], "mean_logits", axes=[1], keepdims=0)
+    return x
+
+
+def _move_nodes(g: _Graph, network: PolicyNetwork, logits: str) -> None:
+    """The nodes of the two outputs: the logits masked to the legal moves, and the move."""
+    from onnx import TensorProto
+
+    ninf = g.const("masked_logit", np.array(MASKED_LOGIT, np.float32))
+    z = g.node("Where", [MASK_INPUT, logits, ninf], LOGITS_OUTPUT)
     if network.symmetry is None:  # the first of equal best logits (np.argmax)
-        node("ArgMax", [z], ACTION_OUTPUT, axis=1, keepdims=0, select_last_index=0)
+        g.node("ArgMax", [z], ACTION_OUTPUT, axis=1, keepdims=0, select_last_index=0)
     else:  # the first within SYMMETRY_TIE of the best (PolicyAgent.act)
-        best = node("ReduceMax", [z], "best_logit", axes=[1], keepdims=1)
-        tie = const("symmetry_tie", np.array(SYMMETRY_TIE, np.float32))
-        floor = node("Sub", [best, tie], "tie_floor")
-        near = node("GreaterOrEqual", [z, floor], "near_best")
-        near_f = node("Cast", [near], "near_best_float", to=TensorProto.FLOAT)
-        node("ArgMax", [near_f], ACTION_OUTPUT, axis=1, keepdims=0, select_last_index=0)
+        best = g.node("ReduceMax", [z], "best_logit", axes=[1], keepdims=1)
+        tie = g.const("symmetry_tie", np.array(SYMMETRY_TIE, np.float32))
+        floor = g.node("Sub", [best, tie], "tie_floor")
+        near = g.node("GreaterOrEqual", [z, floor], "near_best")
+        near_f = g.node("Cast", [near], "near_best_float", to=TensorProto.FLOAT)
+        g.node("ArgMax", [near_f], ACTION_OUTPUT, axis=1, keepdims=0, select_last_index=0)
+
+
+def _model(g: _Graph, props: dict[str, str]):
+    """The model of the graph ``g``: its inputs and outputs declared, ``props`` attached."""
+    from onnx import TensorProto, helper
 
     inputs = [
         helper.make_tensor_value_info(OBS_INPUT, TensorProto.FLOAT, ["batch", OBS_SIZE]),
@@ -221,8 +253,7 @@ def network_to_onnx(
         helper.make_tensor_value_info(LOGITS_OUTPUT, TensorProto.FLOAT, ["batch", NUM_ACTIONS]),
         helper.make_tensor_value_info(ACTION_OUTPUT, TensorProto.INT64, ["batch"]),
     ]
-    props = model_metadata_props(network, metadata, name)
-    graph = helper.make_graph(nodes, "sixtysix_policy", inputs, outputs, initializer=inits)
+    graph = helper.make_graph(g.nodes, "sixtysix_policy", inputs, outputs, initializer=g.inits)
     model = helper.make_model(
         graph,
         opset_imports=[helper.make_opsetid("", OPSET)],
@@ -237,7 +268,6 @@ def network_to_onnx(
     model.ir_version = IR_VERSION
     model.model_version = MODEL_FORMAT_VERSION
     helper.set_model_props(model, props)
-    onnx.checker.check_model(model, full_check=True)
     return model
 
 

@@ -130,27 +130,13 @@ def _write_ladder(path: str, results: list[BenchmarkResult], command: str) -> No
 def run(args: argparse.Namespace) -> int:
     protocol = get_protocol(args.protocol, quick=args.quick)
     agents = list(dict.fromkeys([*(protocol.ladder if args.ladder else ()), *args.agents]))
-    problem = _check(args, agents)
-    if problem is None:
-        try:
-            address = ray_address(args.address)
-        except RayAddressError as e:
-            problem = str(e)
-    if problem is None:
-        problem = _unknown_agent(args.agents)
+    problem, address = _usage_problem(args, agents)
     if problem is not None:
         print(f"sixtysix benchmark: {problem}", file=sys.stderr)
         return 2
     command = _command(args)
-    cache = None
-    try:  # before anything is played: what it would write over, the pairs it would reuse
-        _check_outputs(args, protocol, agents)
-        if args.out_dir:
-            os.makedirs(args.out_dir, exist_ok=True)
-            cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
-        print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
-        print(f"sixtysix benchmark: {_estimate(agents, protocol, args.workers, cache)}",
-              file=sys.stderr, flush=True)
+    try:
+        cache = _prepare(args, protocol, agents)
     except BenchmarkFileError as e:
         print(f"sixtysix benchmark: {e}", file=sys.stderr)
         return 2
@@ -195,12 +181,46 @@ def run(args: argparse.Namespace) -> int:
             return 2
         _write_ladder(path, results, command)
         print(f"  the ladder's ratings saved to {path}")
+    _print_table(protocol, results)
+    return 0
+
+
+def _usage_problem(args: argparse.Namespace, agents: list[str]) -> tuple[str | None, str | None]:
+    """(what is wrong with the options, the agents' names or the Ray address, or None;
+    the Ray address to play on, or None)."""
+    problem = _check(args, agents)
+    address = None
+    if problem is None:
+        try:
+            address = ray_address(args.address)
+        except RayAddressError as e:
+            problem = str(e)
+    if problem is None:
+        problem = _unknown_agent(args.agents)
+    return problem, address
+
+
+def _prepare(args: argparse.Namespace, protocol: Protocol, agents: list[str]) -> PairStore | None:
+    """Before anything is played: refuse what it would write over, open the store of pairs
+    it would reuse (with --out-dir; else None), and say what it will play and how long."""
+    cache = None
+    _check_outputs(args, protocol, agents)
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+        cache = PairStore(os.path.join(args.out_dir, "pairs"), protocol)
+    print(f"sixtysix benchmark: {protocol.describe()}", flush=True)
+    print(f"sixtysix benchmark: {_estimate(agents, protocol, args.workers, cache)}",
+          file=sys.stderr, flush=True)
+    return cache
+
+
+def _print_table(protocol: Protocol, results: list[BenchmarkResult]) -> None:
+    """The agents' figures as Markdown rows, and what the columns are."""
     print()
     print(markdown_rows(results))
     print(f"\nElo: {protocol.anchor} = {protocol.anchor_elo:g}, the ladder's scale "
           "(Bradley-Terry on hands won, a tie counts half); ms/decision: the median against "
           f"{protocol.anchor}")
-    return 0
 
 
 def _result_path(args: argparse.Namespace, protocol: Protocol, agent: str) -> str:

@@ -203,7 +203,10 @@ class SixtySixVectorEnv(VectorEnv):
         self._games = _Games(num_envs, config)
         if self.opponent.needs_states:
             self._games.states = [None] * num_envs
-        n = num_envs
+        self._init_lanes(num_envs)
+
+    def _init_lanes(self, n: int) -> None:
+        """Each game's buffers (a row or an entry per game), and its random generators."""
         self._lanes = np.arange(n, dtype=np.int64)
         self._seat = np.zeros(n, np.int64)
         self._obs = np.zeros((n, OBS_SIZE), np.float32)

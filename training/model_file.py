@@ -170,14 +170,34 @@ def _policy_kwargs(kwargs: dict[str, Any], path: str) -> dict[str, Any]:
     return policy_kwargs
 
 
+def _privileged_policy(
+    kwargs: dict[str, Any], is_dict: bool, path: str
+) -> tuple[Any, dict[str, Any]]:
+    """The privileged-critic policy class, and the arguments only it takes: its actor's
+    input size (the observation's) and the actor's symmetry."""
+    from sixtysix_env.env.observation import OBS_SIZE
+
+    from .sb3_policy import PrivilegedCriticPolicy
+
+    if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
+        raise ModelFileError(f"{path}: a privileged critic's actor must read {OBS_SIZE} features")
+    from .equivariant import ACTOR_SYMMETRIES
+
+    symmetry = kwargs.get("actor_symmetry")
+    if symmetry is not None and symmetry not in ACTOR_SYMMETRIES:
+        raise ModelFileError(
+            f"{path}: actor_symmetry {symmetry!r}; this version builds "
+            f"{', '.join(map(repr, ACTOR_SYMMETRIES))} or none"
+        )
+    return PrivilegedCriticPolicy, {"actor_dim": OBS_SIZE, "actor_symmetry": symmetry}
+
+
 def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
     """The objects that stand in for the record's serialized entries."""
     from sb3_contrib.common.maskable.policies import (
         MaskableActorCriticPolicy,
         MaskableMultiInputActorCriticPolicy,
     )
-
-    from sixtysix_env.env.observation import OBS_SIZE
 
     obs_space, act_space, is_dict = _spaces(data, path)
     kwargs = _readable(data, "policy_kwargs")
@@ -189,23 +209,8 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
         )
     policy_class: Any
     if module == "sixtysix_training.sb3_policy":
-        from .sb3_policy import PrivilegedCriticPolicy
-
-        if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
-            raise ModelFileError(
-                f"{path}: a privileged critic's actor must read {OBS_SIZE} features"
-            )
-        from .equivariant import ACTOR_SYMMETRIES
-
-        policy_class = PrivilegedCriticPolicy
-        policy_kwargs["actor_dim"] = OBS_SIZE
-        symmetry = kwargs.get("actor_symmetry")
-        if symmetry is not None and symmetry not in ACTOR_SYMMETRIES:
-            raise ModelFileError(
-                f"{path}: actor_symmetry {symmetry!r}; this version builds "
-                f"{', '.join(map(repr, ACTOR_SYMMETRIES))} or none"
-            )
-        policy_kwargs["actor_symmetry"] = symmetry
+        policy_class, own_kwargs = _privileged_policy(kwargs, is_dict, path)
+        policy_kwargs.update(own_kwargs)
     else:
         if "actor_dim" in kwargs or "actor_symmetry" in kwargs:
             raise ModelFileError(

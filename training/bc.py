@@ -301,13 +301,7 @@ def pretrain(
         raise ValueError("pretrain: nothing to fit (fit_policy and fit_value are both false)")
 
     gen = th.Generator().manual_seed(seed)
-    tensors = (
-        th.as_tensor(data["obs"]),
-        th.as_tensor(data["masks"]),
-        th.as_tensor(data["actions"]),
-        th.as_tensor(data["returns"]) if fit_value else None,
-    )
-    tensors, val = _hold_out(tensors, val_fraction, gen)
+    tensors, val = _hold_out(_tensors(data, fit_value), val_fraction, gen)
     obs, masks, actions, _ = tensors
     n = len(actions)
     params = list(model.parameters(critic_only=not fit_policy))
@@ -336,10 +330,27 @@ def pretrain(
         model.train(True)
         history.append(row)
         if logger is not None:
-            logger.record("losses/bc_policy_loss", row["policy_loss"])
-            if fit_value:
-                logger.record("losses/bc_value_loss", row["value_loss"])
-            logger.record("charts/bc_accuracy", row["accuracy"])
-            logger.dump(epoch + 1)  # bc charts are indexed by epoch
+            _log_epoch(logger, row, fit_value)
     model.train(False)
     return {"decisions": n, "epochs": history, "seconds": time.perf_counter() - t0}
+
+
+def _tensors(data: dict[str, np.ndarray], fit_value: bool) -> tuple:
+    """(observations, masks, actions, returns or None without ``fit_value``) as tensors."""
+    import torch as th
+
+    return (
+        th.as_tensor(data["obs"]),
+        th.as_tensor(data["masks"]),
+        th.as_tensor(data["actions"]),
+        th.as_tensor(data["returns"]) if fit_value else None,
+    )
+
+
+def _log_epoch(logger, row: dict[str, Any], fit_value: bool) -> None:
+    """An epoch's losses and accuracy on the run's charts."""
+    logger.record("losses/bc_policy_loss", row["policy_loss"])
+    if fit_value:
+        logger.record("losses/bc_value_loss", row["value_loss"])
+    logger.record("charts/bc_accuracy", row["accuracy"])
+    logger.dump(row["epoch"])  # bc charts are indexed by epoch

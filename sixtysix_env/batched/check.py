@@ -70,21 +70,8 @@ def compare_random_hands(
             lanes_arr = np.array(active, np.int64)
             masks = batch.legal_masks(lanes_arr)
             if observe != "none":
-                acting = batch.to_move(lanes_arr)
-                for other in ((0, 1) if observe == "both" else (0,)):
-                    seats = acting ^ other
-                    obs, m = batch.observe(lanes_arr, seats)
-                    for j, i in enumerate(active):
-                        seat = int(seats[j])
-                        ref_obs, ref_mask = encode_with_mask(player_view(states[i], seat))
-                        if not np.array_equal(obs[j], ref_obs) or not np.array_equal(
-                                m[j], ref_mask):
-                            bad = np.flatnonzero((obs[j] != ref_obs))
-                            raise _fail(f"seat {seat}'s observation", decks[i], dealers[i],
-                                        moves[i], f"entries {bad.tolist()}: batched "
-                                        f"{obs[j][bad].tolist()}, reference "
-                                        f"{ref_obs[bad].tolist()}; masks "
-                                        f"{m[j].tolist()} / {ref_mask.tolist()}")
+                _compare_observations(batch, lanes_arr, active, states, observe == "both",
+                                      decks, dealers, moves)
             actions = []
             for j, i in enumerate(active):
                 ref = states[i].legal_mask()
@@ -98,26 +85,53 @@ def compare_random_hands(
                 states[i] = states[i].apply(a)
             decisions += len(active)
             batch.apply(lanes_arr, np.array(actions))
-            over = batch.over(lanes_arr)
-            still = []
-            for j, i in enumerate(active):
-                ended = states[i].result is not None
-                if bool(over[j]) != ended:
-                    raise _fail("the end of the hand", decks[i], dealers[i], moves[i],
-                                f"batched over={bool(over[j])}, reference over={ended}")
-                if ended:
-                    got = batch.result(i)
-                    if got != states[i].result:
-                        raise _fail("the hand result", decks[i], dealers[i], moves[i],
-                                    f"batched {got}, reference {states[i].result}")
-                    r = batch.returns(np.array([i, i]), np.array([0, 1]))
-                    if tuple(int(x) for x in r) != states[i].returns():
-                        raise _fail("the returns", decks[i], dealers[i], moves[i],
-                                    f"batched {r.tolist()}, reference {states[i].returns()}")
-                else:
-                    still.append(i)
-            active = still
+            active = _compare_ends(batch, lanes_arr, active, states, decks, dealers, moves)
     return decisions
+
+
+def _compare_observations(batch: BatchedHands, lanes_arr, active: list[int], states: list,
+                          both: bool, decks, dealers, moves) -> None:
+    """The acting seat's observation and mask (and the other seat's too, with ``both``)
+    in every active lane, against the reference engine's."""
+    acting = batch.to_move(lanes_arr)
+    for other in ((0, 1) if both else (0,)):
+        seats = acting ^ other
+        obs, m = batch.observe(lanes_arr, seats)
+        for j, i in enumerate(active):
+            seat = int(seats[j])
+            ref_obs, ref_mask = encode_with_mask(player_view(states[i], seat))
+            if not np.array_equal(obs[j], ref_obs) or not np.array_equal(m[j], ref_mask):
+                bad = np.flatnonzero((obs[j] != ref_obs))
+                raise _fail(f"seat {seat}'s observation", decks[i], dealers[i],
+                            moves[i], f"entries {bad.tolist()}: batched "
+                            f"{obs[j][bad].tolist()}, reference "
+                            f"{ref_obs[bad].tolist()}; masks "
+                            f"{m[j].tolist()} / {ref_mask.tolist()}")
+
+
+def _compare_ends(batch: BatchedHands, lanes_arr, active: list[int], states: list,
+                  decks, dealers, moves) -> list[int]:
+    """Whether each active lane's hand is over, and the result and returns of those that
+    are, against the reference engine; returns the lanes still playing."""
+    over = batch.over(lanes_arr)
+    still = []
+    for j, i in enumerate(active):
+        ended = states[i].result is not None
+        if bool(over[j]) != ended:
+            raise _fail("the end of the hand", decks[i], dealers[i], moves[i],
+                        f"batched over={bool(over[j])}, reference over={ended}")
+        if ended:
+            got = batch.result(i)
+            if got != states[i].result:
+                raise _fail("the hand result", decks[i], dealers[i], moves[i],
+                            f"batched {got}, reference {states[i].result}")
+            r = batch.returns(np.array([i, i]), np.array([0, 1]))
+            if tuple(int(x) for x in r) != states[i].returns():
+                raise _fail("the returns", decks[i], dealers[i], moves[i],
+                            f"batched {r.tolist()}, reference {states[i].returns()}")
+        else:
+            still.append(i)
+    return still
 
 
 def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int = 512,

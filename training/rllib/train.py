@@ -210,30 +210,26 @@ def _lean_sampling(config_class) -> dict[str, Any]:
     return {"episodes_to_numpy": False} if "episodes_to_numpy" in params else {}
 
 
-def build_algo(cfg: RLlibConfig, pool: OpponentPool):
-    """RLlib's PPO: the learner, the league's modules and the policy mapping."""
-    import torch
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
-
-    from .callbacks import LeagueCallback
-    from .league import make_env
-    from .modules import OpponentModule
-
-    t, o = cfg.train, cfg.rllib
-    torch.manual_seed(t.seed)
-    register_env(ENV_NAME, make_env)
-    specs = {LEARNER: learner_spec(cfg)}
-    # A baseline the league fields at some point of the run (baseline_weights, or
-    # final_baseline_weights at the end) has its module from the start.
-    fielded = {
+def _fielded_baselines(t: Any) -> set[str]:
+    """The baselines the league fields at some point of the run (baseline_weights, or
+    final_baseline_weights at the end): each has its module from the start."""
+    return {
         name
         for weights in (t.baseline_weights, t.final_baseline_weights or {})
         for name, w in weights.items()
         if w > 0
     }
+
+
+def _module_specs(cfg: RLlibConfig, fielded: set[str]) -> dict[str, Any]:
+    """The league's modules by id: the learner's, one per fielded baseline, one per
+    snapshot slot."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from .modules import OpponentModule
+
+    t = cfg.train
+    specs = {LEARNER: learner_spec(cfg)}
     for name in LEAGUE_BASELINES:
         if name in fielded:
             specs[name] = RLModuleSpec(
@@ -244,6 +240,35 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
             module_class=OpponentModule,
             model_config={"kind": "snapshot", "slot": slot, "seed": t.seed + 1 + i},
         )
+    return specs
+
+
+def _env_config(t: Any, fielded: set[str]) -> dict[str, Any]:
+    """The league environment's settings (``make_env``'s ``env_config``)."""
+    return {
+        "rules": t.rules,
+        "heuristic_hint": "heuristic" in fielded,
+        "suit_augment": t.suit_augment,
+        "privileged_critic": t.privileged_critic,
+        "seed": t.seed,
+    }
+
+
+def build_algo(cfg: RLlibConfig, pool: OpponentPool):
+    """RLlib's PPO: the learner, the league's modules and the policy mapping."""
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.tune.registry import register_env
+
+    from .callbacks import LeagueCallback
+    from .league import make_env
+
+    t, o = cfg.train, cfg.rllib
+    torch.manual_seed(t.seed)
+    register_env(ENV_NAME, make_env)
+    fielded = _fielded_baselines(t)
+    specs = _module_specs(cfg, fielded)
     # The baselines-only table: what a runner plays before (or without) a push.
     base_pool = OpponentPool(t.baseline_weights, seed=t.seed)
     default_table = cumulative(league_table(base_pool, {}, o.self_weight))
@@ -251,13 +276,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
         PPOConfig()
         .environment(
             ENV_NAME,
-            env_config={
-                "rules": t.rules,
-                "heuristic_hint": "heuristic" in fielded,
-                "suit_augment": t.suit_augment,
-                "privileged_critic": t.privileged_critic,
-                "seed": t.seed,
-            },
+            env_config=_env_config(t, fielded),
             disable_env_checking=True,  # its random actions ignore the mask
         )
         .env_runners(

@@ -377,11 +377,10 @@ class State:
         return render_state(self)
 
 
-def _apply(s: State, action: int) -> None:
-    """Apply a legal action to ``s`` in place (``s`` is a fresh copy)."""
-    v = s.v
-    p = v[TO_MOVE]
-    if action == EXCHANGE:
+def _other_move(s: State, v: list[int], p: int, action: int) -> None:
+    """The moves other than a plain card, each made at most a few times a hand: the
+    trump exchanged, the stock closed, a marriage declared (and its card led)."""
+    if action == EXCHANGE:  # the trump nine in hand for the face-up trump card
         ts = v[TRUMP_SUIT]
         nine = card(ts, NINE)
         taken = v[TRUMP_CARD]
@@ -390,29 +389,36 @@ def _apply(s: State, action: int) -> None:
         v[TRUMP_CARD] = nine
         s.log = (Exchange(p, taken, nine), s.log)
         return
-    if action == CLOSE:
+    if action == CLOSE:  # the opponent's figures at the close are kept
         o = 1 - p
         v[CLOSED_BY] = p
         v[JUST_CLOSED] = 1
         s.close_info = (v[CARD_PTS + o], v[MARRIAGE_PTS + o], v[TRICKS + o])
         s.log = (Close(p, v[TRICK_NO]), s.log)
         return
-    if action >= FIRST_MARRIAGE:
-        c = MARRIAGE_CARD[action - FIRST_MARRIAGE]
-        suit = c // NUM_RANKS
-        pts = marriage_points(suit, v[TRUMP_SUIT])
-        shown = PARTNER_BIT[c].bit_length() - 1
-        v[MARRIAGE_PTS + p] += pts
-        v[KNOWN + p] |= 1 << shown
-        s.log = (Marriage(p, suit, pts, c, shown), s.log)
-        v[HAND + p] ^= 1 << c
-        v[PLAYED + p] |= 1 << c
-        v[LEAD] = c
-        v[JUST_CLOSED] = 0
-        v[TO_MOVE] = 1 - p
-        # Going out by declaring: the hand ends before the follower plays.
-        if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= s.rules.going_out:
-            _end_went_out(s, p)
+    c = MARRIAGE_CARD[action - FIRST_MARRIAGE]
+    suit = c // NUM_RANKS
+    pts = marriage_points(suit, v[TRUMP_SUIT])
+    shown = PARTNER_BIT[c].bit_length() - 1
+    v[MARRIAGE_PTS + p] += pts
+    v[KNOWN + p] |= 1 << shown
+    s.log = (Marriage(p, suit, pts, c, shown), s.log)
+    v[HAND + p] ^= 1 << c
+    v[PLAYED + p] |= 1 << c
+    v[LEAD] = c
+    v[JUST_CLOSED] = 0
+    v[TO_MOVE] = 1 - p
+    # Going out by declaring: the hand ends before the follower plays.
+    if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= s.rules.going_out:
+        _end_went_out(s, p)
+
+
+def _apply(s: State, action: int) -> None:
+    """Apply a legal action to ``s`` in place (``s`` is a fresh copy)."""
+    v = s.v
+    p = v[TO_MOVE]
+    if action >= FIRST_MARRIAGE:  # not a plain card: one test on the hot path
+        _other_move(s, v, p, action)
         return
     c = action
     bit = 1 << c

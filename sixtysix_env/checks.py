@@ -1,4 +1,5 @@
-"""The one rule for integer inputs: action ids, seats, seeds, card ids, scores.
+"""The one rule for integer inputs: action ids, seats, seeds, card ids, scores (and
+:func:`check_option`, an agent's numeric option within its range).
 
 An integer input is a Python ``int`` or a numpy integer scalar (anything
 :func:`operator.index` accepts: ``np.int64(3)``, a 0-d integer array);
@@ -14,11 +15,12 @@ tests ``type(x) is int`` first and only calls in here otherwise.
 
 from __future__ import annotations
 
+import math
 import random
 from operator import index as _index
 from typing import Any
 
-__all__ = ["as_int", "as_seat", "as_seed", "is_int"]
+__all__ = ["as_int", "as_seat", "as_seed", "check_option", "is_int"]
 
 ALLOWED = "a Python or numpy integer, not a bool, float or array"
 
@@ -60,3 +62,13 @@ def as_seed(x: Any, what: str = "seed") -> int | None:
     if isinstance(x, random.Random):
         raise TypeError(f"{what} must be None or {ALLOWED}, got a random.Random")
     return as_int(x, f"{what} (None or an integer)")
+
+
+def check_option(name: str, value, low: float, high: float, integer: bool = False):
+    """``value`` if it is a finite number within [low, high] (a whole number if
+    ``integer``); else a ValueError naming the option and what is allowed."""
+    kind = "a whole number" if integer else "a number"
+    ok = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be {kind} from {low:g} to {high:g}, got {value!r}")
+    return value if integer else float(value)

@@ -214,21 +214,42 @@ def _rng(rng: random.Random | int | None) -> random.Random:
     raise TypeError(f"rng must be a random.Random, a numpy Generator or an int seed, got {rng!r}")
 
 
-def determinize(view: PlayerView, rng: random.Random | int | None = None) -> State:
-    """A full state agreeing with ``view``, its hidden cards dealt uniformly.
-
-    The opponent's unknown cards are drawn from the unseen cards it may hold
-    (not those the view excludes); the rest form the face-down stock in a
-    random order.
-    """
-    r = _rng(rng)
-    seat = view.seat
+def hidden_places(view: PlayerView) -> tuple[list[int], int]:
+    """(the unseen cards the opponent may hold, how many of them it holds): the
+    choice a deal consistent with ``view`` makes; the other unseen cards are the stock."""
     unseen = view.unseen()
     need = view.opponent_hand_size - view.opponent_known.bit_count()
     candidates = [c for c in range(24) if unseen >> c & 1 and not view.opponent_excluded >> c & 1]
     if need < 0 or need > len(candidates) or unseen.bit_count() != need + view.stock_left:
         raise ValueError("the view is inconsistent: its unseen cards do not fill the hidden places")
-    opp_cards = r.sample(candidates, need)
+    return candidates, need
+
+
+def determinize(
+    view: PlayerView, rng: random.Random | int | None = None, opponent_hidden: int | None = None
+) -> State:
+    """A full state agreeing with ``view``, its hidden cards dealt uniformly.
+
+    The opponent's unknown cards are drawn from the unseen cards it may hold
+    (not those the view excludes); the rest form the face-down stock in a
+    random order. ``opponent_hidden`` (a card mask) gives the opponent's unknown
+    cards instead of drawing them (:mod:`sixtysix_env.beliefs` draws them from
+    a posterior); only the stock's order is then drawn.
+    """
+    r = _rng(rng)
+    seat = view.seat
+    unseen = view.unseen()
+    candidates, need = hidden_places(view)
+    if opponent_hidden is None:
+        opp_cards = r.sample(candidates, need)
+    else:
+        opp_cards = bits_of(opponent_hidden)
+        allowed = sum(1 << c for c in candidates)
+        if len(opp_cards) != need or opponent_hidden & ~allowed:
+            raise ValueError(
+                f"opponent_hidden must be {need} of the unseen cards the opponent may hold, "
+                f"got the card mask {opponent_hidden:#x}"
+            )
     opp = view.opponent_known
     for c in opp_cards:
         opp |= 1 << c
@@ -266,4 +287,4 @@ def determinize(view: PlayerView, rng: random.Random | int | None = None) -> Sta
     )
 
 
-__all__ = ["PlayerView", "player_view", "determinize"]
+__all__ = ["PlayerView", "player_view", "determinize", "hidden_places"]

@@ -47,12 +47,21 @@ import time
 
 from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
 from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
+from ..checks import check_option
 from ..engine import State, new_hand
 from ..view import PlayerView, determinize, player_view
 from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
+from .models import load_prior
 from .solver import Solver
 
-__all__ = ["ExpertAgent", "GuidedExpertAgent", "rollout_action", "rollout_value"]
+__all__ = [
+    "ExpertAgent",
+    "GuidedExpertAgent",
+    "check_option",
+    "load_prior",
+    "rollout_action",
+    "rollout_value",
+]
 
 
 def rollout_action(s: State) -> int:
@@ -191,6 +200,8 @@ _RANGES = {
     "prune_gap": (0.0, MAX_GAME_POINTS, False),
     "rollout_close_points": (0, 200, True),
     "prior_weight": (-1e6, 1e6, False),
+    "inference_worlds": (1, MAX_SAMPLES, True),
+    "inference_softness": (0.0, 1.0, False),
 }
 _FLAGS = ("exact_last_trick", "rollout_close", "rollout_solve_close", "rollout_prior")
 _CHOICES = {
@@ -218,16 +229,6 @@ def _checked_options(options: dict) -> dict:
     return out
 
 
-def check_option(name: str, value, low: float, high: float, integer: bool = False):
-    """``value`` if it is a finite number within [low, high] (a whole number if
-    ``integer``); else a ValueError naming the option and what is allowed."""
-    kind = "a whole number" if integer else "a number"
-    ok = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok or not math.isfinite(value) or not low <= value <= high:
-        raise ValueError(f"{name} must be {kind} from {low:g} to {high:g}, got {value!r}")
-    return value if integer else float(value)
-
-
 class ExpertAgent:
     """Determinized search with an exact endgame solver (see the module docstring)."""
 
@@ -250,6 +251,9 @@ class ExpertAgent:
         rollout_prior: bool = False,
         rollout_opponent: str = "heuristic",
         engine: str = "auto",
+        inference: str | None = None,
+        inference_worlds: int = 128,
+        inference_softness: float = 0.1,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -291,6 +295,12 @@ class ExpertAgent:
           and :func:`rollout_value`) or "auto" (numba when it is installed).
           The values are the same, and so are the moves (a prior that plays
           rollout moves gives them for many rollouts in one forward pass).
+        * ``inference``: an opponent model (an agent's name or file, such as
+          "heuristic" or "sixtysix-ppo-v4"): the deals are drawn from the belief
+          its moves give (:func:`sixtysix_env.beliefs.infer`) instead of uniformly.
+          ``inference_worlds`` deals are weighed per decision; a rule-based
+          model's move gets ``1 - inference_softness`` of the probability
+          (:mod:`sixtysix_env.agents.models`).
         """
         o = _checked_options({k: v for k, v in locals().items() if k != "self"})
         for name in _SETTINGS:
@@ -314,6 +324,19 @@ class ExpertAgent:
                 raise ValueError(f"{what} needs a prior (a policy file or a shipped policy's name)")
         self._solver_type = _solver_type(self.engine)
         self._solvers: dict = {}
+        self.inference = inference
+        self._model = None
+        if inference is not None:
+            from .models import opponent_model  # numpy: only with an opponent model
+
+            if not isinstance(inference, str) and not hasattr(inference, "act") and not callable(
+                getattr(inference, "probabilities", None)
+            ):
+                raise TypeError(
+                    f"inference must be an agent's name or file (or an opponent model), "
+                    f"got {inference!r}"
+                )
+            self._model = opponent_model(inference, self.inference_softness)
 
     def think_within(self, seconds: float, rules=None) -> None:
         """Bound each decision, the first included, to end within ``seconds``, for a
@@ -412,6 +435,7 @@ class ExpertAgent:
             if self.open_search == "none" or not legal >> CLOSE & 1:
                 return h, {}
             actions = sorted({h, CLOSE})  # "close": only the close is searched
+        deal = self._dealer(view, rng)
         totals = dict.fromkeys(actions, 0.0)
         counts = dict.fromkeys(actions, 0)
         live = list(actions)
@@ -432,7 +456,7 @@ class ExpertAgent:
                     k = self._batch_size(n, rng)
                     states = []
                     for _ in range(k):
-                        states.append(determinize(view, rng))
+                        states.append(deal(rng))
                         if k > 1 and type(rng) is random.Random:
                             marks.append(rng.getstate())
                     rows = solver.values_after_many(states, live, *compiled)
@@ -445,12 +469,12 @@ class ExpertAgent:
                     totals[a] += sign * row[a]
                     counts[a] += 1
             elif closed:
-                state = determinize(view, rng)
+                state = deal(rng)
                 for a, x in solver.action_values(state).items():
                     totals[a] += x
                     counts[a] += 1
             else:
-                state = determinize(view, rng)
+                state = deal(rng)
                 for a in live:
                     totals[a] += sign * self._value_after(state.apply(a), a, solver)
                     counts[a] += 1
@@ -474,6 +498,15 @@ class ExpertAgent:
         if CLOSE in vals:
             vals[CLOSE] -= self.close_penalty
         return self._choose(view, rng, vals), vals
+
+    def _dealer(self, view: PlayerView, rng: random.Random):
+        """What draws the search's deals: uniformly (:func:`determinize`), or from the
+        belief the opponent model's reading of the hand gives (``inference``)."""
+        if self._model is None:
+            return lambda r: determinize(view, r)
+        from ..beliefs import infer  # numpy: only with an opponent model
+
+        return infer(view, self._model, rng, worlds=self.inference_worlds).determinize
 
     def _batch_size(self, n: int, rng) -> int:
         """How many deals :meth:`decide` samples at once for the compiled rollouts, ``n``
@@ -595,28 +628,3 @@ def _solver_type(engine: str):
 
 #: The prior plays its argmax in rollouts: no randomness is drawn.
 _NO_RNG = random.Random(0)
-
-
-def load_prior(prior):
-    """The policy agent named by ``prior``: a shipped policy's name, a policy file, or an agent."""
-    if isinstance(prior, str):
-        from ..policy import load_policy  # numpy: only when a prior is asked for
-        from ..shipped import shipped_policies
-
-        shipped = shipped_policies().get(prior)
-        if shipped is None and not prior.endswith(".npz"):
-            names = ", ".join(map(repr, shipped_policies())) or "none installed"
-            raise TypeError(
-                f"prior must be a policy: a policy file ending in .npz or a shipped policy's "
-                f"name ({names}), got {prior!r}"
-            )
-        return load_policy(shipped.path if shipped else prior, name=prior)
-    if not callable(getattr(prior, "action_probabilities", None)):
-        raise TypeError(
-            f"prior must be a policy (a policy file, a shipped policy's name or a policy "
-            f"agent with action_probabilities), got {prior!r}"
-        )
-    if getattr(prior, "deterministic", True) is False:
-        # The rollouts play the prior's argmax: a sampling agent gets its argmax twin.
-        prior = type(prior)(prior.network, prior.metadata, deterministic=True, name=prior.name)
-    return prior

@@ -29,12 +29,14 @@ from ..shipped import shipped_policies
 from .base import Agent, RandomAgent
 from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent
+from .lbr import LocalBestResponse
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "expert": ExpertAgent,
     "guided": GuidedExpertAgent,
+    "lbr": LocalBestResponse,
 }
 
 #: The endings of the agent files a name may be: a policy file, an SB3 model.

@@ -41,16 +41,23 @@ from .run import (
 #: The ``format`` of an exploitability estimate's file (written by ``sixtysix exploit``).
 EXPLOIT_FORMAT = "sixtysix-exploit"
 
-#: The ``format_version`` of the exploitability files read here.
-EXPLOIT_FORMAT_VERSION = 1
+#: The ``format_version`` written now: 2 names the ``method`` ("ppo", a trained best
+#: response; "lbr", a local best response). Files of version 1 are trained responses.
+EXPLOIT_FORMAT_VERSION = 2
+EXPLOIT_VERSIONS = (1, 2)
+EXPLOIT_METHODS = ("ppo", "lbr")
 
-#: The fields the page reads from an exploitability file (``start`` may be left out).
-EXPLOIT_FIELDS = ("target", "gp_per_hand", "gp_ci95", "deals", "steps", "train_seconds",
-                  "command")
+#: The fields the page reads from an exploitability file, by method (``start`` may be left
+#: out).
+EXPLOIT_FIELDS = {
+    "ppo": ("target", "gp_per_hand", "gp_ci95", "deals", "steps", "train_seconds", "command"),
+    "lbr": ("target", "gp_per_hand", "gp_ci95", "deals", "command"),
+}
 EXPLOIT_KINDS: dict[str, Kind] = {
     "target": NAME, "gp_per_hand": NUMBER | NULL, "gp_ci95": INTERVAL | NULL, "deals": COUNT,
     "steps": COUNT, "train_seconds": SECONDS, "command": TEXT,
     "start": Kind(lambda v: isinstance(v, dict), "an object") | NULL,
+    "ms_per_decision": NUMBER | NULL,
 }
 #: The fields of an exploitability file's ``start``.
 START_KINDS: dict[str, Kind] = {"from": TEXT, "agent": NAME, "symmetry_dropped": FLAG}
@@ -65,20 +72,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_exploit(data: dict[str, Any]) -> dict[str, Any]:
     """``data``, an exploitability file's content, once the fields the page reads are
-    there with values of their types; ValueError naming the field otherwise."""
-    missing = [k for k in (*EXPLOIT_FIELDS, "format_version") if k not in data]
+    there with values of their types (``method`` set: "ppo" for a file of version 1);
+    ValueError naming the field otherwise."""
+    version = data.get("format_version")
+    method = data.get("method", "ppo") if version == 2 else "ppo"
+    if method not in EXPLOIT_METHODS:
+        raise ValueError(f"method {method!r}; an exploitability file's method is "
+                         f"{' or '.join(map(repr, EXPLOIT_METHODS))}")
+    missing = [k for k in (*EXPLOIT_FIELDS[method], "format_version") if k not in data]
     if missing:
         raise ValueError(f"an exploitability file ({EXPLOIT_FORMAT}) without "
                          f"{', '.join(missing)}")
-    if data["format_version"] != EXPLOIT_FORMAT_VERSION:
-        raise ValueError(f"format_version {data['format_version']!r}; this version reads "
-                         f"{EXPLOIT_FORMAT} files of format_version {EXPLOIT_FORMAT_VERSION}")
+    if version not in EXPLOIT_VERSIONS:
+        raise ValueError(f"format_version {version!r}; this version reads {EXPLOIT_FORMAT} "
+                         f"files of format_version {' or '.join(map(str, EXPLOIT_VERSIONS))}")
     check_values(data, EXPLOIT_KINDS)
     if data.get("start") is not None:
         if "agent" not in data["start"]:
             raise ValueError("an exploitability file whose start is without agent")
         check_values(data["start"], START_KINDS, "start.")
-    return data
+    return {**data, "method": method}
 
 
 def read_files(

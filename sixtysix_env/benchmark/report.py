@@ -140,26 +140,42 @@ def markdown_rows(results: Sequence[BenchmarkResult]) -> str:
 def _exploit_rows(
     exploits: Sequence[dict[str, Any]], results: Sequence[BenchmarkResult]
 ) -> list[str]:
+    """One row per target: its trained best response (``sixtysix exploit``), its local best
+    response (``--method lbr``) and the ladder's best against it."""
     if not exploits:
         return ["No exploitability estimate is in the folder yet (`sixtysix exploit TARGET`)."]
     lines = [
-        _row(["target", "best response's gp/hand vs target (95% CI)", "paired deals",
+        _row(["target", "trained best response: gp/hand vs target (95% CI), paired deals",
               "started from", "training steps", "training wall time",
-              "the ladder's best against the target (gp/hand, 95% CI)"]),
-        _row(["---", "---:", "---:", "---", "---:", "---:", "---:"]),
+              "local best response: gp/hand vs target (95% CI), paired deals",
+              "LBR ms/decision", "the ladder's best against the target (gp/hand, 95% CI)"]),
+        _row(["---", "---:", "---", "---:", "---:", "---:", "---:", "---:"]),
     ]
     by_agent = {r.agent: r for r in results}
+    by_target: dict[str, dict[str, dict[str, Any]]] = {}
     for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
+        by_target.setdefault(e["target"], {}).setdefault(e["method"], e)
+    for target, found in by_target.items():
+        ppo, lbr = found.get("ppo"), found.get("lbr")
+        ms = lbr.get("ms_per_decision") if lbr else None
         lines.append(_row([
-            _agent(e["target"]), _gp(e["gp_per_hand"], e["gp_ci95"]),
-            f"{e['deals']:,}",
-            _start(e.get("start")), f"{e['steps']:,}", f"{e['train_seconds'] / 60:.0f} min",
-            _ladder_best(by_agent.get(e["target"])),
+            _agent(target),
+            _estimate(ppo),
+            _start(ppo.get("start")) if ppo else "–",
+            f"{ppo['steps']:,}" if ppo else "–",
+            f"{ppo['train_seconds'] / 60:.0f} min" if ppo else "–",
+            _estimate(lbr),
+            f"{ms:.1f}" if ms is not None else "–",
+            _ladder_best(by_agent.get(target)),
         ]))
     lines += ["", "The commands:", ""]
     lines += [f"    {markdown_code_line(public_command(e['command']))}"
-              for e in sorted(exploits, key=lambda e: e["target"])]
+              for e in sorted(exploits, key=lambda e: (e["target"], e["method"]))]
     return lines
+
+
+def _estimate(e: dict[str, Any] | None) -> str:
+    return "–" if e is None else f"{_gp(e['gp_per_hand'], e['gp_ci95'])}, {e['deals']:,}"
 
 
 def _ladder_best(target: BenchmarkResult | None) -> str:
@@ -268,9 +284,11 @@ def leaderboard(
         "## Exploitability: how much the target can be beaten by",
         "",
         "What an agent trained against the target alone wins against it (`sixtysix exploit`, "
-        "on fresh paired deals), beside what the best rung of the ladder wins against it: "
-        "each is a lower bound on the target's exploitability in game points per hand (a "
-        "longer budget, another recipe or a search may find more).",
+        "on fresh paired deals), what a local best response wins (`sixtysix exploit TARGET "
+        "--method lbr`: a search that reads the target's cards from the target's own policy "
+        "and lets the target play its own moves in its rollouts), and what the best rung of "
+        "the ladder wins against it: each is a lower bound on the target's exploitability in "
+        "game points per hand (a longer budget, another recipe or a search may find more).",
         "",
         *_exploit_rows(exploits, results),
         "",

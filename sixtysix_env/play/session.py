@@ -365,6 +365,28 @@ MIN_THINK_SECONDS = 0.4
 SEARCH_SHARE = 0.5
 
 
+#: The hint's reading of the opponent: the heuristic's moves, softened, a cheap model of
+#: any player (the computer's own agent is not used: the hint reads play, not the program).
+HINT_MODEL, HINT_SOFTNESS, HINT_WORLDS = "heuristic", 0.3, 512
+
+
+def opponent_hint(view: PlayerView) -> list[tuple[int, float]]:
+    """(card, probability) for each card whose place ``view`` does not show and that the
+    opponent may hold, most likely first: the belief that reading the opponent's moves
+    gives (:func:`sixtysix_env.beliefs.infer`, from the view alone; the same view gives
+    the same hint). Cards the opponent is known to hold are left out."""
+    from ..agents.models import opponent_model  # numpy: only when a hint is asked for
+    from ..beliefs import infer
+
+    if view.is_exhausted or view.result is not None:
+        return []
+    model = opponent_model(HINT_MODEL, HINT_SOFTNESS)
+    p = infer(view, model, random.Random(0), worlds=HINT_WORLDS).card_probabilities()
+    unknown = view.unseen() & ~view.opponent_excluded
+    cards = [c for c in range(24) if unknown >> c & 1]
+    return sorted(((c, float(p[c])) for c in cards), key=lambda x: (-x[1], x[0]))
+
+
 def add_min_think_argument(parser) -> None:
     """The ``--min-think`` option of ``sixtysix play`` and ``sixtysix serve``."""
     parser.add_argument(
@@ -491,6 +513,13 @@ class GameSession:
 
     def moves(self) -> list[Move]:
         return moves(self.view()) if not self.is_hand_over() else []
+
+    def hint(self) -> list[tuple[int, float]]:
+        """The hint a person may ask for (:func:`opponent_hint` of their own view); empty
+        once the hand is over or when every card's place is known."""
+        if self.is_hand_over():
+            return []
+        return opponent_hint(self.view())
 
     # -- acting -------------------------------------------------------------
 
@@ -686,6 +715,7 @@ __all__ = [
     "explain_illegal",
     "explain_result",
     "moves",
+    "opponent_hint",
     "narrate",
     "parse_card_text",
     "points_breakdown",

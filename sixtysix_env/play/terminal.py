@@ -67,8 +67,10 @@ How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
   won no trick. The first to {target} game points wins the match.
 What to type
   a card: KH, 10h, th, K\u2665      a number from the list
-  exchange (x)   close (c)   help (?)   quit (q)
-  Playing a marked king or queen declares its marriage."""
+  exchange (x)   close (c)   hint   help (?)   quit (q)
+  Playing a marked king or queen declares its marriage.
+  hint: the cards the computer likely holds, read from its moves so far (your
+  view only; --hints shows it before each of your moves)."""
 
 #: What a failed close gives the opponent, per ``failed_close_penalty``.
 _FAILED_CLOSE_WORDS = {
@@ -108,12 +110,14 @@ class TerminalGame:
         stdout: TextIO,
         ascii: bool = False,
         color: bool = False,
+        hints: bool = False,
     ) -> None:
         self.session = session
         self.stdin = stdin
         self.out = stdout
         self.ascii = ascii
         self.color = color
+        self.hints = hints
 
     # -- output helpers -----------------------------------------------------
 
@@ -175,6 +179,9 @@ class TerminalGame:
                     return self.goodbye()
                 if word in ("h", "help", "?"):
                     self.write(help_text(s.rules))
+                    continue
+                if word == "hint":
+                    self.show_hint()
                     continue
                 if word == "":
                     continue
@@ -298,6 +305,21 @@ class TerminalGame:
         else:
             self.write("You lead.")
         self.show_hand(view)
+        if self.hints:
+            self.show_hint()
+
+    def show_hint(self) -> None:
+        """The cards the computer likely holds (``GameSession.hint``): those more likely
+        than not, at most four, or the likeliest one."""
+        hint = self.session.hint()
+        if not hint:
+            self.write("Hint: every card's place is known now.")
+            return
+        likely = [(c, p) for c, p in hint if p > 0.5][:4] or hint[:1]
+        said = ", ".join(f"{self.name(c)} {100 * p:.0f}%" for c, p in likely)
+        lead = "likely holds" if likely[0][1] > 0.5 else "holds no unseen card more likely " \
+            "than not; the likeliest:"
+        self.write(self._style(f"Hint (read from the computer's moves): it {lead} {said}", _DIM))
 
     def show_hand(self, view: PlayerView) -> None:
         """Your cards by suit, numbered, with the marriages, the strict-play limit and the
@@ -444,6 +466,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colored output"
     )
+    parser.add_argument(
+        "--hints", action="store_true",
+        help="before each of your moves, show the cards the computer likely holds, read "
+        "from its moves so far (from your view only; type hint for it once)",
+    )
     add_min_think_argument(parser)
 
 
@@ -466,7 +493,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     else:
         color = args.color == "always"
     ascii_only = args.ascii or not _can_encode(stdout, "\u2660\u2665\u2666\u2663")
-    game = TerminalGame(session, stdin, stdout, ascii=ascii_only, color=color)
+    game = TerminalGame(session, stdin, stdout, ascii=ascii_only, color=color,
+                        hints=getattr(args, "hints", False))
     try:
         return game.run()
     except KeyboardInterrupt:

@@ -18,6 +18,9 @@ API (all JSON; errors are ``{"error": "..."}`` with a 4xx status):
 ``GET  /api/games/ID``      the game as the person sees it
 ``POST /api/games/ID/act``  ``{"action": "KH" | "marry-KH" | "exchange" | "close"}``
 ``POST /api/games/ID/next`` deal the next hand after one is over
+``GET  /api/games/ID/hint`` the cards the computer likely holds, read from its
+                            moves (the person's view only; the page asks only
+                            when its Hints box is ticked)
 ``DELETE /api/games/ID``    forget the game
 ==========================  ===================================================
 
@@ -71,6 +74,7 @@ from werkzeug.exceptions import HTTPException
 from ..actions import parse_action
 from ..agents import agent_names, make_agent
 from ..agents.registry import parse_agent_spec
+from ..cards import card_code
 from ..rules import PRESETS
 from .limits import HOLD_UNTIL, Busy, FairThinking, client_key, proxy_address
 from .session import (
@@ -353,6 +357,17 @@ class _Api:
         with self._locked(g):
             return self._answer(gid, g.session)
 
+    def hint(self, gid: str) -> Response:
+        """``{"hint": [{"card": CODE, "probability": P}, ...]}``, most likely first
+        (:meth:`GameSession.hint`: from the person's own view)."""
+        g = self.game(gid)
+        with self._locked(g):
+            with self._thinking():  # a belief is a computation like the computer's move
+                hint = g.session.hint()
+        return _json_response(
+            {"hint": [{"card": card_code(c), "probability": round(p, 4)} for c, p in hint]}, 200
+        )
+
     def act(self, gid: str) -> Response:
         g = self.game(gid)
         action = self._action_request()
@@ -455,6 +470,7 @@ def create_app(
     app.add_url_rule("/api/games/<gid>", "show_game", api.show_game, methods=["GET"])
     app.add_url_rule("/api/games/<gid>/act", "act", api.act, methods=["POST"])
     app.add_url_rule("/api/games/<gid>/next", "next_hand", api.next_hand, methods=["POST"])
+    app.add_url_rule("/api/games/<gid>/hint", "hint", api.hint, methods=["GET"])
     app.add_url_rule("/api/games/<gid>", "delete_game", api.delete_game, methods=["DELETE"])
     return app
 

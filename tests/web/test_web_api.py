@@ -336,3 +336,19 @@ def test_serve_rejects_a_bad_opponent(capsys):
 
 def test_human_is_seat_zero():
     assert HUMAN == 0 and COMPUTER == 1
+
+
+def test_the_hint_is_asked_for_and_names_only_cards_the_player_cannot_place(app, client):
+    game = new_game(client)
+    gid = game["game_id"]
+    rng = random.Random(3)
+    for _ in range(3):
+        game = client.post(f"/api/games/{gid}/act", json={"action": pick(game, rng)}).get_json()
+    r = client.get(f"/api/games/{gid}/hint")
+    assert r.status_code == 200
+    hint = r.get_json()["hint"]
+    view = session_of(app, gid).view()
+    unknown = view.unseen() & ~view.opponent_excluded
+    assert {h["card"] for h in hint} == {card_code(c) for c in cards_of(unknown)}
+    assert all(0.0 <= h["probability"] <= 1.0 for h in hint)
+    assert client.get("/api/games/nope/hint").status_code == 404

@@ -201,6 +201,34 @@
 
     $("status").textContent = statusText(g);
     renderSummary(g);
+    renderHint(g);
+  }
+
+  // The hint: only when its box is ticked, and only on the player's turn. The server
+  // reads it from the player's own view (GET /api/games/ID/hint).
+  let hintAsked = 0;
+  async function renderHint(g) {
+    const box = $("hint");
+    const ask = ++hintAsked;
+    if (!$("hints").checked || g.result || g.hand.to_move !== "you") {
+      box.hidden = true;
+      return;
+    }
+    const r = await api("GET", `/api/games/${g.game_id}/hint`);
+    if (ask !== hintAsked) return; // a newer render asked again
+    if (!r.ok) { box.hidden = true; return; }
+    const cards = r.data.hint;
+    if (!cards.length) {
+      box.textContent = "Hint: every card's place is known now.";
+    } else {
+      const likely = cards.filter((c) => c.probability > 0.5).slice(0, 4);
+      const shown = (likely.length ? likely : cards.slice(0, 1))
+        .map((c) => `${label(c.card)} ${Math.round(100 * c.probability)}%`).join(", ");
+      box.textContent = likely.length
+        ? `Hint (read from the computer's moves): it likely holds ${shown}`
+        : `Hint (read from the computer's moves): no unseen card is more likely than not; the likeliest: ${shown}`;
+    }
+    box.hidden = false;
   }
 
   function renderStock(h) {
@@ -584,6 +612,7 @@
     declare = !declare;
     if (game) render(game);
   });
+  $("hints").addEventListener("change", () => { if (game) renderHint(game); });
   $("next-hand").addEventListener("click", nextHand);
   $("summary-new").addEventListener("click", newMatch);
   $("view-table").addEventListener("click", () => {

@@ -29,7 +29,11 @@ utilities are the hand's game points, zero-sum (-3 to 3).
   (the order matters to no future play or score).
 * ``resample_from_infostate(player, sampler)``: the same public history on
   a deal drawn uniformly among those consistent with the player's view
-  (:func:`sixtysix_env.view.determinize`), for OpenSpiel's ISMCTS bot.
+  (:func:`sixtysix_env.view.determinize`), for OpenSpiel's ISMCTS bot. With the
+  game parameter ``inference`` (an opponent model's name: ``heuristic``,
+  ``random``, a shipped policy or a ``.npz`` file) the deal is drawn from the
+  belief that reading the opponent's moves with that model gives
+  (:func:`sixtysix_env.beliefs.infer`), computed once per information state.
 
 ``pyspiel`` is imported only when this module is; the package itself never
 imports it.
@@ -51,6 +55,8 @@ from .rules import PRESETS, make_rules
 from .view import determinize, player_view
 
 GAME_NAME = "python_sixtysix"
+#: The belief behind ``inference``: a rule-based model's softness, the worlds weighed.
+INFERENCE_SOFTNESS, INFERENCE_WORLDS = 0.3, 256
 #: The most moves one hand can have: 24 cards, the trump exchange, the close.
 MAX_MOVES = NUM_CARDS + 2
 _ROW = NUM_ACTIONS + 2
@@ -69,7 +75,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"rules": "altmisalti"},
+    parameter_specification={"rules": "altmisalti", "inference": ""},
 )
 _GAME_INFO = pyspiel.GameInfo(
     num_distinct_actions=NUM_ACTIONS,
@@ -83,7 +89,8 @@ _GAME_INFO = pyspiel.GameInfo(
 
 
 class SixtySixGame(pyspiel.Game):
-    """One hand of Sixty-Six; parameter ``rules``: a preset name."""
+    """One hand of Sixty-Six; parameters ``rules``: a preset name; ``inference``: an opponent
+    model for the resampling (empty: uniform)."""
 
     def __init__(self, params: dict | None = None) -> None:
         params = dict(params or {})
@@ -94,6 +101,29 @@ class SixtySixGame(pyspiel.Game):
                 f"unknown rules {rules!r}; allowed: " + ", ".join(map(repr, sorted(PRESETS)))
             )
         self.rules = make_rules(rules)
+        self.inference = params.get("inference", "")
+        self.model = None
+        if self.inference:
+            from .agents.models import opponent_model
+
+            self.model = opponent_model(self.inference, INFERENCE_SOFTNESS)
+        #: The last beliefs computed, by (player, public moves): ISMCTS resamples one
+        #: information state many times in a row.
+        self.beliefs: dict = {}
+
+    def belief(self, state: SixtySixState, player: int):
+        """The belief of ``player`` in ``state`` under the game's model (cached)."""
+        from .beliefs import infer
+
+        key = (player, tuple(state.moves), state.engine.dealer, state.engine.trump_card)
+        b = self.beliefs.get(key)
+        if b is None:
+            view = player_view(state.engine, player)
+            b = infer(view, self.model, random.Random(len(state.moves)), INFERENCE_WORLDS)
+            if len(self.beliefs) >= 64:
+                self.beliefs.clear()
+            self.beliefs[key] = b
+        return b
 
     def new_initial_state(self) -> SixtySixState:
         return SixtySixState(self)
@@ -173,7 +203,11 @@ class SixtySixState(pyspiel.State):
             raise ValueError("resample_from_infostate: the hand is still being dealt")
         rng = random.Random(int(probability_sampler() * 2**53))
         clone = self.clone()
-        clone.engine = determinize(player_view(self.engine, player_id), rng)
+        game = self.get_game()
+        if getattr(game, "model", None) is not None and not self.engine.is_exhausted():
+            clone.engine = game.belief(self, player_id).determinize(rng)
+        else:
+            clone.engine = determinize(player_view(self.engine, player_id), rng)
         return clone
 
     def __str__(self) -> str:

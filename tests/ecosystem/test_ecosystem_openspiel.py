@@ -78,6 +78,33 @@ def test_resample_keeps_the_information_state():
     assert len(worlds) > 1  # the opponent's hidden cards do change
 
 
+def test_resampling_can_read_the_opponent_with_a_model():
+    """With ``inference``, the resampled deals come from the belief (one per information
+    state), and still agree with the player's information state."""
+    from sixtysix_env import beliefs
+
+    game = pyspiel.load_game(GAME_NAME, {"inference": "heuristic"})
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    while len(state.moves) < 3:
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _p in state.chance_outcomes()]))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    allowed = {m for m, w in zip(game.belief(state, player).hidden,
+                                 game.belief(state, player).weights) if w > 0}
+    for _ in range(10):
+        sample = state.resample_from_infostate(player, sampler)
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        view = beliefs.player_view(sample.engine, player)
+        assert sample.engine.hand(1 - player) & ~view.opponent_known in allowed
+    assert len(game.beliefs) == 1  # computed once for the information state
+    with pytest.raises(Exception, match="an opponent model is"):
+        pyspiel.load_game(GAME_NAME, {"inference": "nobody"})
+
+
 def test_ismcts_bot_plays_against_a_random_bot(monkeypatch):
     samples = []
     resample = SixtySixState.resample_from_infostate

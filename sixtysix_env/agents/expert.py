@@ -253,7 +253,7 @@ class ExpertAgent:
         engine: str = "auto",
         inference: str | None = None,
         inference_worlds: int = 128,
-        inference_softness: float = 0.1,
+        inference_softness: float = 0.3,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 

@@ -56,15 +56,20 @@ def test_same_game_as_the_engine():
         assert state.returns() == [float(r) for r in engine.result.returns()]
 
 
-def test_resample_keeps_the_information_state():
-    game = pyspiel.load_game(GAME_NAME)
+def _three_moves_in(game, seed: int):
+    """A state of ``game`` three random moves into a hand (too early for it to end)."""
     state = game.new_initial_state()
-    rng = random.Random(1)
-    while len(state.moves) < 3:  # too early for a hand to end
+    rng = random.Random(seed)
+    while len(state.moves) < 3:
         if state.is_chance_node():
             state.apply_action(rng.choice([a for a, _p in state.chance_outcomes()]))
         else:
             state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def test_resample_keeps_the_information_state():
+    state = _three_moves_in(pyspiel.load_game(GAME_NAME), 1)
     player = state.current_player()
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     worlds = set()
@@ -84,13 +89,7 @@ def test_resampling_can_read_the_opponent_with_a_model():
     from sixtysix_env import beliefs
 
     game = pyspiel.load_game(GAME_NAME, {"inference": "heuristic"})
-    state = game.new_initial_state()
-    rng = random.Random(4)
-    while len(state.moves) < 3:
-        if state.is_chance_node():
-            state.apply_action(rng.choice([a for a, _p in state.chance_outcomes()]))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    state = _three_moves_in(game, 4)
     player = state.current_player()
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     allowed = {m for m, w in zip(game.belief(state, player).hidden,

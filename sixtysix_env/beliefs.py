@@ -26,7 +26,7 @@ view is equally likely before the moves are weighed, and:
   Cards it holds now have no such deadline, so the number of ways to place
   its cards is the same whatever its hidden cards are: drawing the hidden
   cards uniformly, then the places uniformly among those that keep the
-  deadlines (:func:`_place`), draws every agreeing deal with the same
+  deadlines (:func:`sample_worlds`), draws every agreeing deal with the same
   chance;
 * this seat's own places change nothing the opponent saw, so one placement
   that keeps the deadlines serves every world.
@@ -69,6 +69,7 @@ __all__ = [
     "enumerate_worlds",
     "history",
     "infer",
+    "infer_weights",
     "replay",
     "replay_failures",
     "sample_worlds",
@@ -227,12 +228,11 @@ def _placed_cards(
     return timed, free
 
 
-def _place(h: History, s: int, timed: list, free: list, rng: random.Random | None) -> dict:
-    """Deck position -> card for seat ``s``: each card with a deadline in a place that
-    came by then, uniformly among such placements (cards in order of their deadlines,
-    each in a free place it may take: the count of choices never depends on the earlier
-    ones); ``rng`` None: the first such placement (this seat's own, which the opponent
-    never saw)."""
+def _first_placement(h: History, s: int, timed: list, free: list) -> dict:
+    """Deck position -> card for seat ``s``: each card with a deadline in the first
+    open place that came by then (cards in order of their deadlines, so that none is
+    left without one), the others after: this seat's own placement, which the opponent
+    never saw."""
     stage, places = h.stage[s], h.places[s]
     open_ = list(range(len(places)))
     out = {}
@@ -241,11 +241,8 @@ def _place(h: History, s: int, timed: list, free: list, rng: random.Random | Non
         ok = [i for i in open_ if stage[i] <= due[c]]
         if not ok:
             raise ValueError(f"seat {s} played a card before it could have held it")
-        i = ok[0] if rng is None else ok[int(rng.random() * len(ok))]
-        open_.remove(i)
-        out[places[i]] = c
-    if rng is not None:
-        rng.shuffle(free)
+        open_.remove(ok[0])
+        out[places[ok[0]]] = c
     for i, c in zip(open_, free):
         out[places[i]] = c
     return out
@@ -310,7 +307,7 @@ def _deck(view: PlayerView, h: History, mine: dict, theirs: dict, stock: list) -
 
 def _own_places(view: PlayerView, h: History) -> dict:
     timed, free = _placed_cards(h, view.seat, view.hand, view.played[view.seat])
-    return _place(h, view.seat, timed, free, None)
+    return _first_placement(h, view.seat, timed, free)
 
 
 def count_worlds(view: PlayerView, h: History | None = None) -> int:
@@ -474,12 +471,23 @@ def enumerate_worlds(view: PlayerView, h: History) -> list[World]:
     return out
 
 
+def infer_weights(
+    view: PlayerView, h: History, model, found: Sequence[World], batched: bool | None = None
+) -> np.ndarray:
+    """(worlds, opponent moves): the model's probability of each move the opponent made
+    in each world. ``batched``: replay the worlds in the batched engine's lanes (the
+    model's ``lane_probabilities``), or one by one in the reference engine; None: in
+    lanes where the model and numba allow. The same numbers either way."""
+    lanes = getattr(model, "lane_probabilities", None)
+    if batched is None:
+        batched = lanes is not None and _have_numba()
+    if batched:
+        return _taken_in_lanes(view, h, lanes, found)
+    return _taken(view, h, model, found)
+
+
 def _weighed(view: PlayerView, h: History, model, found: list[World], exact: bool) -> Belief:
-    batched = getattr(model, "lane_probabilities", None)
-    if batched is not None and _have_numba():
-        taken = _taken_in_lanes(view, h, batched, found)
-    else:
-        taken = _taken(view, h, model, found)
+    taken = infer_weights(view, h, model, found)
     with np.errstate(divide="ignore"):
         logw = np.log(taken).sum(axis=1)
     degenerate = not np.isfinite(logw).any()

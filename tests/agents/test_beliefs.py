@@ -253,3 +253,24 @@ def test_no_opponent_move_gives_the_uniform_belief():
     p = belief.card_probabilities()
     unseen = [c for c in range(24) if v.unseen() >> c & 1]
     assert np.allclose(p[unseen], need / len(unseen))
+
+
+def test_the_batched_engine_weighs_the_worlds_as_the_reference_engine():
+    pytest.importorskip("numba", reason="the batched engine needs the [fast] extra")
+    rng = random.Random(6)
+    checked = 0
+    for name in ("heuristic", "random", "sixtysix-ppo"):
+        model = opponent_model(name, softness=0.2)
+        for v, _ in itertools.islice(positions([7], ("altmisalti", "santase")), 0, None, 5):
+            h = B.history(v)
+            if not h.opponent_moves:
+                continue
+            found = B.sample_worlds(v, h, rng, 16)
+            reference = B.infer_weights(v, h, model, found, batched=False)
+            got = B.infer_weights(v, h, model, found, batched=True)
+            if name == "sixtysix-ppo":  # one matrix product per move, not one for all: rounding
+                np.testing.assert_allclose(got, reference, rtol=1e-5)
+            else:
+                assert np.array_equal(got, reference)
+            checked += 1
+    assert checked > 10

@@ -3,7 +3,8 @@
 Every event is seen by both players, so a player's view carries the whole
 list. :class:`HandResult` says how a hand ended and what it scored; its
 :meth:`~HandResult.explain` takes its numbers from the rule switches the
-hand was played with.
+hand was played with; its sentence lives in the wording layer
+(:mod:`sixtysix_env.wording`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .rules import ONE_POINT_TOTAL, RuleConfig
-from .wording import SEATS, Voice
-
-#: Reasons a hand ends.
-WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
+from .rules import FAILED_CLOSE as FAILED_CLOSE  # the reasons a hand ends, re-exported
+from .rules import LAST_TRICK as LAST_TRICK
+from .rules import TIE as TIE
+from .rules import WENT_OUT as WENT_OUT
+from .rules import RuleConfig
+from .wording import SEATS, Voice, explain_hand
 
 
 # Public events of a hand, in the order they happened (all of them are seen by
@@ -78,28 +80,6 @@ class HandResult:
         return (gp, -gp) if self.winner == 0 else (-gp, gp)
 
     def explain(self, voice: Voice = SEATS) -> str:
-        """A sentence saying why the hand scored what it did, in ``voice``'s words."""
-        if self.winner is None:
-            return f"Tie at {self.totals[0]}-{self.totals[1]}: no game points."
-        w, lo = self.winner, 1 - self.winner
-        gp = self.game_points
-        unit = "game point" if gp == 1 else "game points"
-        if self.reason == FAILED_CLOSE:
-            c = self.closed_by
-            return (
-                f"{voice.who(c, True)} closed the stock but did not reach {self.going_out}: "
-                f"{voice.who(w)} {voice.verb(w, 'score')} {gp} {unit}."
-            )
-        bonus = f", last trick +{self.last_trick_bonus} included" if self.last_trick_bonus else ""
-        how = {
-            WENT_OUT: f"{voice.who(w, True)} reached {self.totals[w]}",
-            LAST_TRICK: f"Nobody reached {self.going_out}; {voice.who(w)} "
-            f"{voice.verb(w, 'have')} the higher total "
-            f"({self.totals[w]} to {self.totals[lo]}{bonus})",
-        }[self.reason]
-        if gp == 3:
-            why = f"{voice.who(lo)} won no trick"
-        else:
-            than = "fewer than" if gp == 2 else "at least"
-            why = f"{voice.who(lo)} {voice.verb(lo, 'have')} {self.totals[lo]}, {than} {ONE_POINT_TOTAL}"
-        return f"{how}; {why}: {gp} {unit}."
+        """A sentence saying why the hand scored what it did, in ``voice``'s words (the
+        sentence is :func:`sixtysix_env.wording.explain_hand`)."""
+        return explain_hand(self, voice)

@@ -6,9 +6,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .actions import action_name
-from .cards import CARD_POINTS, SUIT_NAMES, card_code, cards_of
+from .cards import SUIT_NAMES, card_code, cards_of
 from .events import Close, Event, Exchange, Marriage, Trick
-from .wording import Voice
+from .rules import trick_points as trick_points  # re-exported: the card points of a trick
+from .wording import (
+    Voice,
+    close_sentence,
+    exchange_sentence,
+    marriage_sentence,
+    trick_sentence,
+)
 
 if TYPE_CHECKING:  # only for annotations: the engine and the view import this module
     from .engine import State
@@ -34,36 +41,20 @@ def describe_event(
     """One sentence (no final stop) for a public event: the narration of demos, pictures of a
     state and the play session. ``voice`` names the seats and makes the verbs agree
     (:mod:`sixtysix_env.wording`; "seat 0 leads" by default), ``name`` names a card, and
-    ``capital`` capitalises the seats' names."""
-
-    def who(seat: int) -> str:
-        return voice.who(seat, capital)
-
-    verb = voice.verb
-    t = type(e)
-    if t is Trick:
-        f, w = 1 - e.leader, e.winner
-        return (
-            f"Trick {e.number:2d}: {who(e.leader)} {verb(e.leader, 'lead')} {name(e.lead)}, "
-            f"{who(f)} {verb(f, 'play')} {name(e.follow)}: {who(w)} {verb(w, 'win')} "
-            f"({trick_points(e)} points)"
-        )
-    if t is Marriage:
-        s = e.seat
-        return (
-            f"{who(s)} {verb(s, 'declare')} a marriage in {SUIT_NAMES[e.suit]} ({e.points}): "
-            f"{verb(s, 'lead')} {name(e.led)}, {verb(s, 'show')} {name(e.shown)}"
-        )
-    if t is Exchange:
-        return f"{who(e.seat)} {verb(e.seat, 'exchange')} the 9 of trumps for {name(e.taken)}"
-    if t is Close:
-        return f"{who(e.seat)} {verb(e.seat, 'close')} the stock"
-    raise TypeError(f"not an event of a hand: {e!r}")
+    ``capital`` capitalises the seats' names. The sentences are the wording layer's
+    (:mod:`sixtysix_env.wording.events`); this picks the one for the event's type."""
+    sentence = _SENTENCES.get(type(e))
+    if sentence is None:
+        raise TypeError(f"not an event of a hand: {e!r}")
+    return sentence(e, voice, name, capital)
 
 
-def trick_points(t: Trick) -> int:
-    """Card points a trick takes."""
-    return CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
+_SENTENCES = {
+    Trick: trick_sentence,
+    Marriage: marriage_sentence,
+    Exchange: exchange_sentence,
+    Close: close_sentence,
+}
 
 
 def _event_lines(events) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import (
+    CARD_POINTS,
     HIGHER_IN_SUIT,
     NINE_BIT,
     NUM_CARDS,
@@ -237,7 +238,7 @@ def follow_mask(hand: int, lead: int, trump_suit: int, must_beat: bool) -> int:
 
 
 # Why an action is refused: the codes below, or None when the rule allows it.
-# ``sixtysix_env.play.session.explain_illegal`` words them for people; the
+# ``sixtysix_env.wording.explain_illegal`` words them for people; the
 # engine's legal mask is built from the same functions.
 NOT_HELD = "not_held"  # the card (or the 9 of trumps, or a marriage half) is not in hand
 MUST_FOLLOW = "must_follow"  # strict phase: a card of the led suit must be played
@@ -317,6 +318,15 @@ def close_refusal(
     if stock_left < rules.min_stock_to_close:
         return STOCK_TOO_SMALL
     return None
+
+
+#: Reasons a hand ends (``HandResult.reason``; re-exported by :mod:`sixtysix_env.events`).
+WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
+
+
+def trick_points(t) -> int:
+    """Card points a trick takes: its lead's and its follow's (``t``: a ``Trick``)."""
+    return CARD_POINTS[t.lead] + CARD_POINTS[t.follow]
 
 
 def game_points(loser_total: int, loser_tricks: int) -> int:

@@ -2,10 +2,30 @@
 
 ``voice``
     :class:`Voice`: how each seat is named and how a verb agrees with that name.
+``events``
+    the sentence for each public event of a hand (a trick, a marriage, an
+    exchange, a close); ``render.describe_event`` picks one by the event's type.
+``results``
+    why a hand scored what it did (``HandResult.explain``), who won it, each
+    side's points.
 
 Standard library only (the rules layer uses it).
 """
 
+from .events import close_sentence, exchange_sentence, marriage_sentence, trick_sentence
+from .results import explain_hand, hand_headline, points_breakdown
 from .voice import SEATS, Voice, named, third_person
 
-__all__ = ["SEATS", "Voice", "named", "third_person"]
+__all__ = [
+    "SEATS",
+    "Voice",
+    "close_sentence",
+    "exchange_sentence",
+    "explain_hand",
+    "hand_headline",
+    "marriage_sentence",
+    "named",
+    "points_breakdown",
+    "third_person",
+    "trick_sentence",
+]

@@ -40,12 +40,12 @@ def measure(
     import ray
     import torch
 
+    from sixtysix_training.config import load_config
     from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.rllib.config import load_config
     from sixtysix_training.rllib.league import LEARNER, push
     from sixtysix_training.rllib.train import build_algo, init_ray
 
-    cfg = load_config(config_path, [f"num_env_runners={runners}"])
+    cfg = load_config(config_path, [f"num_env_runners={runners}"], backend="rllib")
     if num_cpus is not None:
         cfg.rllib.num_cpus = num_cpus
     torch.set_num_threads(cfg.train.torch_threads)  # as `sixtysix train` does

@@ -131,7 +131,7 @@ class SelfPlayCallback(BaseCallback):
         self.cfg = cfg
         self.run_dir = run_dir
         self.pool = pool
-        self.life = RunLifecycle(cfg, run_dir, pool, state, self, printer)
+        self.life = RunLifecycle(cfg, run_dir, pool, state, self, printer, cfg.eval_workers)
         self.returns: dict[str, list[float]] = defaultdict(list)
 
     @property

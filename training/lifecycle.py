@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork, save_policy
 
-from .config import TrainConfig
+from .config import SharedOptions
 from .figures import eval_line, evaluate_agent
 from .pool import OpponentPool
 from .runs import log_evaluation, signals_held, write_json
@@ -59,14 +59,17 @@ class RunLifecycle:
 
     def __init__(
         self,
-        cfg: TrainConfig,
+        cfg: SharedOptions,
         run_dir: str,
         pool: OpponentPool,
         state: dict[str, Any],
         learner: Learner,
         printer=print,
+        eval_workers: int = 1,
     ) -> None:
         self.cfg, self.run_dir, self.pool, self.learner = cfg, run_dir, pool, learner
+        #: Worker processes of the evaluation (the SB3 option eval_workers; 1: here).
+        self.eval_workers = eval_workers
         #: Persistent run state (saved as latest/state.json): best score, time, steps.
         self.state = state
         self.printer = printer
@@ -168,7 +171,7 @@ class RunLifecycle:
         network = self.learner.network().with_symmetry(cfg.play_symmetry)
         agent = PolicyAgent(network, {"name": "learner"}, name="learner")
         figures = evaluate_agent(
-            agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed, cfg.rules, cfg.eval_workers
+            agent, cfg.eval_opponents, cfg.eval_deals, cfg.eval_seed, cfg.rules, self.eval_workers
         )
         self.learner.record_evaluation(steps, figures, time.perf_counter() - t0)
         record, is_best = log_evaluation(

@@ -23,7 +23,7 @@ from sixtysix_env.agents.base import Agent
 from sixtysix_env.policy import PolicyAgent, load_policy
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from .config import SharedOptions
 
 #: Groups an opponent belongs to (for logging returns per group).
 BASELINE, RECENT, OLDER = "baseline", "recent", "older"
@@ -63,8 +63,8 @@ class OpponentPool:
         self._table: list[tuple[float, str, str, Agent]] | None = None
 
     @classmethod
-    def from_config(cls, cfg: TrainConfig) -> OpponentPool:
-        """The pool a training config asks for (``TrainConfig``: both backends use it).
+    def from_config(cls, cfg: SharedOptions) -> OpponentPool:
+        """The pool a training config asks for (its shared options: both backends use it).
 
         The agents of ``final_baseline_weights`` are made now too, so that a name no agent
         has fails when the run starts, not at its end."""

@@ -67,8 +67,21 @@ def test_adapter_refuses_an_environment_without_the_mask():
 
 yaml = pytest.importorskip("yaml")
 
-from sixtysix_training.config import ConfigError
-from sixtysix_training.rllib.config import describe_options, load_config
+from sixtysix_training import config as _config
+from sixtysix_training.config import ConfigError, config_to_dict
+
+
+def load_config(path=None, overrides=None):
+    """The one loader, reading the RLlib backend's config."""
+    return _config.load_config(path, overrides, backend="rllib")
+
+
+def config_from_dict(values):
+    return _config.config_from_dict(values, backend="rllib")
+
+
+def describe_options():
+    return _config.describe_options("rllib")
 
 
 def _write(tmp_path, text: str) -> str:
@@ -81,7 +94,7 @@ def _write(tmp_path, text: str) -> str:
 def test_shipped_rllib_configs_load(name):
     cfg = load_config(os.path.join(ROOT, "configs", name))
     assert cfg.train.total_timesteps > 0
-    assert cfg.to_dict()["backend"] == "rllib"
+    assert config_to_dict(cfg)["backend"] == "rllib"
 
 
 @pytest.mark.parametrize(
@@ -361,7 +374,6 @@ def test_behaviour_cloning_fits_the_learner_module():
 
     from sixtysix_training import bc
     from sixtysix_training.rllib.bc import ModuleActorCritic
-    from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.train import learner_spec
 
     module = learner_spec(config_from_dict({"net_arch": [32]}), standalone=True).build()
@@ -563,7 +575,6 @@ def test_address_flag_reaches_the_rllib_config(monkeypatch):
 def test_linear_rate_lasts_the_whole_run():
     # RLlib counts both seats' moves; a schedule ending at total_timesteps hit 0
     # halfway through a run (measured: identical evaluations after ~150k of 300k steps).
-    from sixtysix_training.rllib.config import load_config
     from sixtysix_training.rllib.train import lr_setting
 
     t = load_config("configs/rllib-quickstart.yaml").train
@@ -651,7 +662,6 @@ def test_privileged_learner_module_actor_ignores_hidden_cards():
 
     from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
-    from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.modules import PrivilegedLearnerModule
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
@@ -693,7 +703,6 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
 
     from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
-    from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.modules import SuitSymmetricLearnerModule
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
@@ -747,7 +756,6 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
     from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib import modules
-    from sixtysix_training.rllib.config import config_from_dict
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
 

@@ -178,3 +178,46 @@ def test_force_empties_only_a_run_folder(tmp_path, monkeypatch):
     (old / "config.until-5000.yaml").write_text("name: old\n")
     clear_new_run_dir(str(old), force=True)
     assert not old.exists()
+
+
+# -- one loader, one saver, sections ---------------------------------------------------
+
+
+def test_the_loader_files_each_key_into_its_section(tmp_path):
+    from sixtysix_training.config import (
+        RLlibConfig,
+        SharedOptions,
+        TrainConfig,
+        config_from_dict,
+        save_config,
+    )
+
+    sb3 = config_from_dict({"n_envs": 8, "seed": 3})
+    assert isinstance(sb3, TrainConfig) and isinstance(sb3, SharedOptions) and sb3.n_envs == 8
+    rl = config_from_dict({"num_env_runners": 2, "seed": 3}, backend="rllib")
+    assert isinstance(rl, RLlibConfig) and rl.rllib.num_env_runners == 2 and rl.train.seed == 3
+    assert not hasattr(rl.train, "n_envs")  # the SB3 section is no part of an RLlib config
+    with pytest.raises(ConfigError, match="'num_env_runners' is an option of the rllib backend"):
+        config_from_dict({"num_env_runners": 2})
+    with pytest.raises(ConfigError, match="'n_envs' is not supported by the rllib backend"):
+        config_from_dict({"n_envs": 2}, backend="rllib")
+    for cfg, backend in ((sb3, "sb3"), (rl, "rllib")):
+        path = str(tmp_path / f"{backend}.yaml")
+        save_config(cfg, path)
+        assert load_config(path, backend=backend) == cfg
+        assert f"backend: {backend}\n" in open(path).read()
+
+
+def test_a_flat_config_without_backend_key_loads_as_before(tmp_path):
+    """Run folders written before the sections (no backend key, SB3 options among the shared)."""
+    path = tmp_path / "config.yaml"
+    path.write_text("name: old\nn_envs: 4\nn_steps: 64\nbatch_size: 128\nnet_arch: [32]\n")
+    cfg = load_config(str(path))
+    assert (cfg.name, cfg.n_envs, cfg.n_steps, cfg.net_arch) == ("old", 4, 64, [32])
+
+
+def test_each_backend_lists_the_shared_options_and_its_own():
+    sb3, rllib = describe_options(), describe_options("rllib")
+    assert "# shared by both backends:" in sb3 and "n_envs: integer = 32" in sb3
+    assert "num_env_runners" not in sb3 and "num_env_runners: integer = 0" in rllib
+    assert "n_envs" not in rllib and "bc_teacher" in sb3 and "bc_teacher" in rllib

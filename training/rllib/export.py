@@ -18,9 +18,9 @@ from typing import Any
 from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.rules import make_rules
 
+from ..config import load_config
 from ..figures import evaluate_at_export, export_lines
 from ..runs import copy_eval_log, read_json
-from .config import load_config
 
 
 def _versions() -> dict[str, str]:
@@ -54,7 +54,7 @@ def export_run(
     if not os.path.exists(src):
         raise FileNotFoundError(f"no {which}/policy.npz (nor latest/policy.npz) in {run_dir!r}")
     network, meta = read_policy(src)
-    cfg = load_config(os.path.join(run_dir, "config.yaml"))
+    cfg = load_config(os.path.join(run_dir, "config.yaml"), backend="rllib")
     t = cfg.train
     if not plain:
         network = network.with_symmetry(t.play_symmetry)  # as the run evaluated it

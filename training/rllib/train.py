@@ -42,7 +42,16 @@ from typing import Any
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
 from sixtysix_env.machine import machine
 
-from ..config import FIXED_ON_RESUME, ConfigError, config_backend
+from ..config import (
+    FIXED_ON_RESUME,
+    LEAGUE_BASELINES,
+    ConfigError,
+    RLlibConfig,
+    config_backend,
+    describe_options,
+    load_config,
+    save_config,
+)
 from ..lifecycle import RunLifecycle
 from ..pool import OpponentPool
 from ..runs import (
@@ -55,7 +64,6 @@ from ..runs import (
     stopped_by_signals,
     write_json,
 )
-from .config import LEAGUE_BASELINES, RLlibConfig, describe_options, load_config, save_config
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
 ENV_NAME = "sixtysix-rllib"
@@ -611,10 +619,14 @@ def is_rllib_run(path: str) -> bool:
     return config_backend(path) == "rllib"
 
 
+def _load(path: str | None, overrides: list[str] | None = None) -> RLlibConfig:
+    return load_config(path, overrides, backend="rllib")
+
+
 def run(args: argparse.Namespace) -> int:
     """``sixtysix train --backend rllib ...`` (the arguments of ``sixtysix_training.train``)."""
     if args.list_options:
-        print(describe_options())
+        print(describe_options("rllib"))
         return 0
     if getattr(args, "reset_best", False):
         print("sixtysix train: --reset-best is not supported by the rllib backend", file=sys.stderr)
@@ -623,9 +635,9 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             # The league's slots are built for max_snapshots too.
             fixed = (*FIXED_ON_RESUME, "max_snapshots")
-            run_dir, cfg = resumed_config(args, load_config, lambda c: c.train, fixed)
+            run_dir, cfg = resumed_config(args, _load, lambda c: c.train, fixed)
         else:
-            cfg = load_config(args.config, args.set)
+            cfg = _load(args.config, args.set)
             run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)
             clear_new_run_dir(run_dir, args.force)
         make_run_dir(run_dir)

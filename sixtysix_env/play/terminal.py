@@ -31,6 +31,7 @@ from ..rules import (
     marriage_points,
 )
 from ..view import PlayerView
+from ..wording.refusals import strict_reason
 from .session import (
     COMPUTER,
     HUMAN,
@@ -358,7 +359,7 @@ class TerminalGame:
             self.write(
                 "  You may play only: "
                 + " ".join(self.name(c) for c in sort_hand(legal_cards, view.trump_suit))
-                + f"  ({self.strict_reason(view)})"
+                + f"  ({strict_reason(view)})"
             )
         specials = []
         for i, a in enumerate(nums[len(number):], start=len(number) + 1):
@@ -391,17 +392,6 @@ class TerminalGame:
             f"Stock: {view.stock_size} cards; under it, face up: {self.name(view.trump_card)}"
         )
 
-    def strict_reason(self, view: PlayerView) -> str:
-        lead = view.lead_card
-        if lead is None:
-            return "strict play"
-        ls = lead // NUM_RANKS
-        if any(c // NUM_RANKS == ls for c in _cards(view.hand)):
-            if view.rules.must_beat_in_suit:
-                return "follow suit, and beat the card led if you can"
-            return "you must follow suit"
-        return "you have none of the suit led: you must trump"
-
     def show_hand_over(self) -> None:
         s = self.session
         view = s.view()
@@ -431,10 +421,6 @@ class TerminalGame:
     def cards_text(self, mask: int, trump_suit: int) -> str:
         cs = sort_hand(mask, trump_suit)
         return " ".join(self.name(c) for c in cs) if cs else "-"
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(24) if mask >> c & 1]
 
 
 # -- the command ----------------------------------------------------------------

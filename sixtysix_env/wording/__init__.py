@@ -8,24 +8,31 @@
 ``results``
     why a hand scored what it did (``HandResult.explain``), who won it, each
     side's points.
+``refusals``
+    why a move the person asks for is not legal now (:func:`explain_illegal`,
+    the words for each refusal code of the rules), and the session's refusals.
 
 Standard library only (the rules layer uses it).
 """
 
 from .events import close_sentence, exchange_sentence, marriage_sentence, trick_sentence
+from .refusals import REFUSAL_WORDS, explain_illegal, strict_reason
 from .results import explain_hand, hand_headline, points_breakdown
 from .voice import SEATS, Voice, named, third_person
 
 __all__ = [
+    "REFUSAL_WORDS",
     "SEATS",
     "Voice",
     "close_sentence",
     "exchange_sentence",
     "explain_hand",
+    "explain_illegal",
     "hand_headline",
     "marriage_sentence",
     "named",
     "points_breakdown",
+    "strict_reason",
     "third_person",
     "trick_sentence",
 ]

@@ -126,7 +126,7 @@ THINKING_WAIT_S = 30.0
 #: The expert's search time per move in an unseeded server (seconds).
 THINK_SECONDS = 2.0
 #: Search agents whose thinking time an unseeded server bounds by THINK_SECONDS.
-SEARCHERS = ("expert", "guided")
+SEARCHERS = ("expert", "guided", "lbr")
 #: Bytes a request body may have: a move is a few.
 MAX_BODY_BYTES = 16 * 1024
 

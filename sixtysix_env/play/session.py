@@ -11,9 +11,12 @@ The computer chooses its actions through the agent interface,
 ``agent.act(player_view(state, COMPUTER), rng)``: it never sees the full
 state either.
 
-Words used in messages and front ends follow the game: the stock, the trump
-card under it, tricks, marriages, the exchange of the trump 9, closing, a
-hand (one deal) and the match (to 7 game points).
+The sentences it and its front ends give the person (why a move is refused,
+what each step did, how a hand ended) are the wording layer's
+(:mod:`sixtysix_env.wording`), re-exported here. Words used in messages and
+front ends follow the game: the stock, the trump card under it, tricks,
+marriages, the exchange of the trump 9, closing, a hand (one deal) and the
+match (to 7 game points).
 """
 
 from __future__ import annotations
@@ -22,13 +25,12 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..actions import (
     CLOSE,
     EXCHANGE,
-    FIRST_MARRIAGE,
     NUM_ACTIONS,
     action_card,
     action_name,
@@ -40,9 +42,7 @@ from ..cards import (
     KING,
     NUM_RANKS,
     QUEEN,
-    SUIT_NAMES,
     SUITS,
-    card_label,
     cards_of,
     parse_card,
 )
@@ -50,12 +50,25 @@ from ..checks import is_int
 from ..engine import HandResult, State, Trick, deal_from_deck
 from ..errors import SixtySixError
 from ..match import Match
-from ..render import describe_event, trick_points
 from ..rules import marriage_points as rules_marriage_points
 from ..shipped import networks_for, shipped_names, trained_preset
 from ..standings import strongest
 from ..view import PlayerView, player_view
-from ..wording import named
+
+# The sentences live in the wording layer; the session re-exports those that code
+# imports from here.
+from ..wording.play import (
+    NAMES,
+    VOICE,
+    card_words,
+    explain_result,
+    narrate,
+    points_breakdown,
+    rank_word,
+    result_headline,
+    verb,
+    who,
+)
 from ..wording.refusals import (
     HAND_IN_PLAY,
     HAND_OVER,
@@ -167,15 +180,6 @@ def parse_card_text(text: str) -> int:
     for sym, letter in zip("\u2667\u2662\u2661\u2664", SUITS, strict=True):  # white suit symbols
         t = t.replace(sym, letter)
     return parse_card(t)
-
-
-def rank_word(c: int) -> str:
-    return ("9", "jack", "queen", "king", "10", "ace")[c % NUM_RANKS]
-
-
-def card_words(c: int) -> str:
-    """``the king of hearts``."""
-    return f"the {rank_word(c)} of {SUIT_NAMES[c // NUM_RANKS]}"
 
 
 # -- what the person may do -------------------------------------------------
@@ -499,80 +503,6 @@ class GameSession:
         return steps
 
 
-# -- words ------------------------------------------------------------------
-
-NAMES = ("you", "the computer")
-#: The person's side of every sentence: "you lead", "the computer leads".
-VOICE = named(NAMES, second_person=frozenset({HUMAN}))
-
-
-def who(seat: int, capital: bool = True) -> str:
-    return VOICE.who(seat, capital)
-
-
-def verb(seat: int, base: str) -> str:
-    """``lead`` for you, ``leads`` for the computer."""
-    return VOICE.verb(seat, base)
-
-
-def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
-    """Sentences saying what a step did, from the person's side."""
-    s, a, before, after = step.seat, step.action, step.before, step.after
-    w = who(s)
-    out = []
-    if a in (EXCHANGE, CLOSE) or a >= FIRST_MARRIAGE:
-        # The event this action logged, in the shared narration's words.
-        out.append(describe_event(after.events[-1], VOICE, name, capital=True) + ".")
-    else:
-        c = action_card(a)
-        if before.lead_card is None:
-            out.append(f"{w} {verb(s, 'lead')} {name(c)}.")
-        else:
-            out.append(f"{w} {verb(s, 'play')} {name(c)}.")
-    t = step.trick
-    if t is not None:
-        out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({trick_points(t)} points).")
-        drawn = cards_of(after.hand & ~before.hand)
-        if drawn:
-            out.append(f"You draw {name(drawn[0])}.")
-    if after.result is not None and before.result is None:
-        out.append(explain_result(after.result))
-    return out
-
-
-def explain_result(result: HandResult) -> str:
-    """``HandResult.explain`` in the person's words (you / the computer)."""
-    return result.explain(VOICE)
-
-
-def result_headline(result: HandResult) -> str:
-    if result.winner is None:
-        return "The hand is tied: no game points."
-    gp = result.game_points
-    unit = "game point" if gp == 1 else "game points"
-    if result.winner == HUMAN:
-        return f"You win the hand: {gp} {unit}."
-    return f"The computer wins the hand: {gp} {unit}."
-
-
-def points_breakdown(result: HandResult, seat: int) -> str:
-    """``52 in cards + 20 in marriages + 10 for the last trick = 82, 4 tricks``."""
-    parts = [f"{result.card_points[seat]} in cards"]
-    m = result.marriage_points[seat]
-    if m:
-        counted = result.tricks_won[seat] > 0
-        parts.append(f"{m} in marriages" + ("" if counted else " (not counted: no trick)"))
-    counted_m = m if result.tricks_won[seat] else 0
-    bonus = result.totals[seat] - result.card_points[seat] - counted_m
-    if bonus > 0 and result.reason in ("last_trick", "tie"):
-        parts.append(f"{bonus} for the last trick")
-    tricks = result.tricks_won[seat]
-    return (
-        " + ".join(parts)
-        + f" = {result.totals[seat]}, {tricks} trick{'' if tricks == 1 else 's'}"
-    )
-
-
 __all__ = [
     "COMPUTER",
     "HUMAN",
@@ -581,7 +511,9 @@ __all__ = [
     "Move",
     "OpponentError",
     "REFUSAL_WORDS",
+    "NAMES",
     "Step",
+    "VOICE",
     "card_for_move",
     "card_words",
     "default_opponent",
@@ -592,7 +524,10 @@ __all__ = [
     "narrate",
     "parse_card_text",
     "points_breakdown",
+    "rank_word",
     "result_headline",
     "sort_hand",
     "suit_order",
+    "verb",
+    "who",
 ]

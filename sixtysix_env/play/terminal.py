@@ -31,7 +31,14 @@ from ..rules import (
     marriage_points,
 )
 from ..view import PlayerView
-from ..wording.refusals import strict_reason
+from ..wording.play import (
+    explain_result,
+    match_headline,
+    narrate,
+    points_breakdown,
+    result_headline,
+)
+from ..wording.refusals import explain_illegal, strict_reason
 from .session import (
     COMPUTER,
     HUMAN,
@@ -42,13 +49,8 @@ from .session import (
     add_min_think_argument,
     card_for_move,
     default_opponent,
-    explain_illegal,
-    explain_result,
     moves,
-    narrate,
     parse_card_text,
-    points_breakdown,
-    result_headline,
     sort_hand,
     suit_order,
 )
@@ -409,10 +411,7 @@ class TerminalGame:
             self.write(f"  The computer: {self.cards_text(comp_hand, view.trump_suit)}")
         you, comp = s.score
         if s.is_over():
-            if s.winner == HUMAN:
-                self.write(self._style(f"You win the match {you} - {comp}!", _BOLD))
-            else:
-                self.write(self._style(f"The computer wins the match {comp} - {you}.", _BOLD))
+            self.write(self._style(match_headline(s.winner, (you, comp)), _BOLD))
         else:
             self.write(
                 f"Match: you {you} - {comp} the computer (first to {s.rules.match_target})."

@@ -14,18 +14,8 @@ from typing import Any
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
 from ..cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
 from ..engine import Close, Exchange, Marriage, Trick
-from .session import (
-    COMPUTER,
-    HUMAN,
-    GameSession,
-    Step,
-    explain_result,
-    moves,
-    narrate,
-    points_breakdown,
-    result_headline,
-    sort_hand,
-)
+from ..wording.play import explain_result, narrate, points_breakdown, result_headline
+from .session import COMPUTER, HUMAN, GameSession, Step, moves, sort_hand
 
 SIDE = ("you", "computer")
 

@@ -1,12 +1,12 @@
 """The words for who does what: seat names and verbs agreeing with them, in one place.
 
-Every sentence the package writes about a seat (a hand's result in
-``HandResult.explain``, a public event in ``render.describe_event``, a move in
-the play session) takes a :class:`Voice`: how each seat is named and how a
-verb agrees with that name. The default names the seats in the third person
+Every sentence the package writes about a seat (a hand's result,
+``wording.results``; a public event, ``wording.events``; a move in the play
+session, ``wording.play``) takes a :class:`Voice`: how each seat is named and
+how a verb agrees with that name. The default names the seats in the third person
 ("Seat 0 scores", "seat 1 has"); the play session's voice is "you" and "the
 computer" ("you score", "the computer has"). No sentence is patched after
-it is written. Standard library only (the rules layer uses it).
+it is written. This module imports nothing of the package.
 """
 
 from __future__ import annotations

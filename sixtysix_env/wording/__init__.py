@@ -1,4 +1,6 @@
-"""The wording layer: every sentence the package writes for people, in one place.
+"""The wording layer: the sentences about a hand's events and results, the refusals and the
+narration, in one place (the terminal's own screen, its help, table and prompts, stays in
+``play.terminal``).
 
 ``voice``
     :class:`Voice`: how each seat is named and how a verb agrees with that name.

@@ -1,15 +1,20 @@
 """Opponent models: any agent as the probability of each move, for :mod:`sixtysix_env.beliefs`.
 
-:func:`opponent_model` turns an agent (or its name, as ``make_agent`` takes
-it) into an object with ``probabilities(views)``:
+:func:`opponent_model` turns an agent, or the name of one that is cheap to ask
+thousands of times (``random``, ``heuristic``, a shipped policy, a ``.npz``
+file), into an object with ``probabilities(views)``:
 
-* a network policy (``sixtysix-ppo-v4``, a ``.npz`` file): its softmax over the
-  legal moves, the views of a call in one forward pass (:class:`PolicyModel`);
+* a network policy: its softmax over the legal moves, or with ``argmax`` the
+  move it plays (softened as below), the views of a call in one forward pass
+  (:class:`PolicyModel`);
 * ``random``: every legal move alike (:class:`UniformModel`);
-* any other agent (``heuristic``, a search bot): the move it plays gets
+* any other agent object (``heuristic``, a search bot): the move it plays gets
   ``1 - softness`` and every legal move shares ``softness``
   (:class:`RuleModel`), so that a move the rule would not make lowers a
   world's weight without ruling it out.
+
+The first three also answer for many games of the batched engine at once
+(``lane_probabilities``), which :func:`sixtysix_env.beliefs.infer` uses.
 """
 
 from __future__ import annotations

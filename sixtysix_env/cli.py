@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "play": ("sixtysix_env.play.terminal", "play a match against the computer in the terminal"),
     "serve": ("sixtysix_env.play.web", "serve a web page to play against the computer"),
-    "train": ("sixtysix_training.train", "train a policy with self-play (needs the [train] extra)"),
+    "train": ("sixtysix_training.commands", "train a policy with self-play (needs the [train] extra)"),
     "export": ("sixtysix_training.export", "export a trained model as a numpy policy file (or an ONNX model)"),
     "exploit": (
         "sixtysix_training.exploit",

@@ -29,6 +29,7 @@ from sixtysix_env.policy import PolicyNetwork
 from sixtysix_env.progress import progress_bar
 
 from .config import TrainConfig
+from .figures import eval_charts
 from .lifecycle import RunLifecycle
 from .numpy_policy import network_from_policy
 from .pool import OpponentPool
@@ -154,14 +155,8 @@ class SelfPlayCallback(BaseCallback):
         pass  # the games draw their opponents from the pool itself
 
     def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
-        for opp, f in figures.items():
-            self.logger.record(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"])
-            lo, _ = f["gp_ci95"] or (f["gp_per_hand"], f["gp_per_hand"])
-            self.logger.record(f"charts/eval_gp_low95_vs_{opp}", lo)
-            self.logger.record(
-                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"])
-            )
-        self.logger.record("charts/eval_seconds", seconds)
+        for name, value in eval_charts(figures, seconds).items():
+            self.logger.record(name, value)
         self.logger.dump(steps)
 
     def pool_changed(self) -> None:

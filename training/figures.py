@@ -49,6 +49,20 @@ def evaluate_agent(
     return out
 
 
+def eval_charts(figures: dict[str, dict[str, Any]], seconds: float) -> dict[str, float]:
+    """An evaluation's TensorBoard charts (``charts/``), named here once for both backends:
+    per opponent the game points per hand, its 95% lower bound and the share of hands won;
+    and the evaluation's seconds."""
+    charts: dict[str, float] = {}
+    for opp, f in figures.items():
+        charts[f"charts/eval_gp_vs_{opp}"] = f["gp_per_hand"]
+        lo = (f["gp_ci95"] or (f["gp_per_hand"],))[0]
+        charts[f"charts/eval_gp_low95_vs_{opp}"] = lo
+        charts[f"charts/eval_hands_won_vs_{opp}"] = f["hands_won"] / max(1, f["hands"])
+    charts["charts/eval_seconds"] = seconds
+    return charts
+
+
 def _figure_text(opponent: str, f: dict[str, Any]) -> str:
     if f["gp_ci95"]:
         lo, hi = f["gp_ci95"]

@@ -1,4 +1,13 @@
-"""A training run's life, the same on both backends: when to snapshot, evaluate and save.
+"""A training run's life, the same on both backends: opening it, when to snapshot, evaluate
+and save, and closing it.
+
+:func:`run_session` is a whole ``sixtysix train`` session on a backend
+(:class:`Backend`): ``--list-options``, opening the run (:func:`open_run`: a new
+run's folder, or a resumed run's config with ``--set`` applied; the resolved
+``config.yaml``), the "training ..." line, the backend's learning, and the exit
+status (130 after Ctrl-C, 143 after SIGTERM: the latest model saved). The
+backend closes a run with :func:`close_run` (``summary.json``, the export of the
+best model as ``policy.npz``, the "done:" line).
 
 :class:`RunLifecycle` keeps the schedule (``snapshot_every``, ``eval_every``,
 ``save_every``, counted in the learner's steps), evaluates the learner on
@@ -17,16 +26,38 @@ every update (``final=True`` after the last).
 
 from __future__ import annotations
 
+import argparse
 import os
+import shutil
+import signal
+import sys
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork, save_policy
 
-from .config import SharedOptions
+from .config import (
+    FIXED_ON_RESUME,
+    ConfigError,
+    RLlibConfig,
+    SharedOptions,
+    TrainConfig,
+    describe_options,
+    load_config,
+    save_config,
+)
 from .figures import eval_line, evaluate_agent
 from .pool import OpponentPool
-from .runs import log_evaluation, signals_held, write_json
+from .runs import (
+    Terminated,
+    clear_new_run_dir,
+    log_evaluation,
+    make_run_dir,
+    resumed_config,
+    signals_held,
+    write_json,
+)
 
 
 class Learner(Protocol):
@@ -201,3 +232,121 @@ class RunLifecycle:
             state.pop("wall_time_before_s", None)
             write_json(os.path.join(latest, "state.json"), state)
             self._mark("save")
+
+
+# -- the session: opening and closing a run, both backends ---------------------------
+
+
+class Backend(Protocol):
+    """What a training backend gives a ``sixtysix train`` session."""
+
+    #: The config's ``backend`` key (``sb3``, ``rllib``).
+    name: str
+    #: Options a resumed run cannot change on this backend, beyond :data:`FIXED_ON_RESUME`.
+    fixed_on_resume: tuple[str, ...]
+    #: Whether ``--reset-best`` (with ``--resume``) is supported.
+    resets_best: bool
+    #: Errors that mean nothing was trained (a new run's folder is removed, exit status 2).
+    start_errors: tuple[type[BaseException], ...]
+
+    def check_new(self, cfg: Any) -> None:
+        """A :class:`ConfigError` for a new run's config the backend cannot start."""
+
+    def check_resume(self, run_dir: str) -> None:
+        """A :class:`ConfigError` for a saved run the backend cannot resume."""
+
+    def start_line(self, cfg: Any, run_dir: str) -> str:
+        """The "training ..." line that opens the run's log."""
+
+    def train(self, cfg: Any, run_dir: str, resume: bool, printer, reset_best: bool) -> dict:
+        """Learn, then close the run (:func:`close_run`); its summary."""
+
+    def error_text(self, error: BaseException) -> str:
+        """The message of one of :attr:`start_errors`."""
+
+
+def open_run(args: argparse.Namespace, backend: Backend) -> tuple[TrainConfig | RLlibConfig, str]:
+    """(config, run folder) of the run ``args`` ask for: ``--resume RUN_DIR`` (its config with
+    ``--set`` applied; a change of what the saved model was built with is refused) or a new
+    run (``--config`` and ``--set``; its folder refused if it holds a run, unless ``--force``).
+    The folder is made and marked, and the resolved config saved in it as ``config.yaml``."""
+
+    def load(path: str | None, overrides: list[str] | None = None) -> Any:
+        return load_config(path, overrides, backend=backend.name)
+
+    if args.resume:
+        fixed = (*FIXED_ON_RESUME, *backend.fixed_on_resume)
+        run_dir, cfg = resumed_config(args, load, lambda c: c.shared, fixed)
+        backend.check_resume(run_dir)
+    else:
+        cfg = load(args.config, args.set)
+        backend.check_new(cfg)
+        run_dir = args.run_dir or os.path.join(cfg.shared.runs_dir, cfg.shared.name)
+        clear_new_run_dir(run_dir, args.force)
+    make_run_dir(run_dir)
+    save_config(cfg, os.path.join(run_dir, "config.yaml"))
+    return cfg, run_dir
+
+
+def _refusal(args: argparse.Namespace, backend: Backend) -> str | None:
+    """Why the command line cannot run on this backend, or None."""
+    if args.reset_best and not backend.resets_best:
+        return f"--reset-best is not supported by the {backend.name} backend"
+    if args.reset_best and not args.resume:
+        return "--reset-best only applies with --resume"
+    return None
+
+
+def run_session(args: argparse.Namespace, backend: Backend) -> int:
+    """``sixtysix train`` on ``backend``, from the options listing to the exit status: 0 when
+    done, 2 for a config or command line that cannot run, 130 after Ctrl-C and 143 after
+    SIGTERM (the latest model saved: ``--resume`` continues it)."""
+    if args.list_options:
+        print(describe_options(backend.name))
+        return 0
+    refusal = _refusal(args, backend)
+    try:
+        if refusal:
+            raise ConfigError(refusal)
+        cfg, run_dir = open_run(args, backend)
+    except ConfigError as e:
+        print(f"sixtysix train: {e}", file=sys.stderr)
+        return 2
+    print(backend.start_line(cfg, run_dir), flush=True)
+    try:
+        backend.train(
+            cfg, run_dir, bool(args.resume), lambda s: print(s, flush=True), args.reset_best
+        )
+    except Terminated:
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+    except backend.start_errors as e:
+        if not args.resume:  # nothing trained: leave no half-made run folder behind
+            shutil.rmtree(run_dir, ignore_errors=True)
+        print(backend.error_text(e), file=sys.stderr)
+        return 2
+    return 0
+
+
+def close_run(
+    cfg: SharedOptions,
+    run_dir: str,
+    summary: dict[str, Any],
+    export: Callable[[], None],
+    printer=print,
+) -> None:
+    """Write the summary, export the best model as ``policy.npz`` (``export()``, the
+    backend's), and say how the run went (the "done:" line)."""
+    with signals_held():  # a Ctrl-C here waits for the summary and the export
+        write_json(os.path.join(run_dir, "summary.json"), summary)
+        export()
+    if summary["steps_per_s"]:
+        printer(
+            f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
+            f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
+            f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
+            f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
+            f"{summary['best_steps']:,} steps"
+        )
+    printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")

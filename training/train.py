@@ -1,14 +1,16 @@
-"""Self-play training of a Sixty-Six policy with sb3-contrib's MaskablePPO.
+"""The SB3 backend: self-play training of a Sixty-Six policy with sb3-contrib's MaskablePPO.
 
     sixtysix train --config configs/quickstart.yaml
     sixtysix train --config configs/full.yaml --set seed=3 --set name=full-s3
     sixtysix train --resume runs/quickstart --set total_timesteps=2000000
     sixtysix train --list-options
 
-The script reads top to bottom:
+The command is ``training/commands.py``, which opens and closes the run the
+same way on both backends (``training/lifecycle.py``: :func:`run_session`);
+this module is what the SB3 backend does (:data:`SB3`). A run reads top to bottom:
 
-1. the config (one dataclass, :class:`sixtysix_training.config.TrainConfig`; a YAML
-   file's keys are its fields; ``--set key=value`` overrides one);
+1. the config (:class:`sixtysix_training.config.TrainConfig`: the shared options and
+   the SB3 section; a YAML file's keys are its fields; ``--set key=value`` overrides one);
 2. the run folder ``runs_dir/name``: ``config.yaml`` (resolved), ``tb/``
    (TensorBoard: ``charts/``, ``losses/``), ``progress.csv``, ``eval.jsonl``,
    ``snapshots/``, ``best/`` and ``latest/`` (``model.zip``; latest also has
@@ -35,34 +37,17 @@ network and the rules are fixed, and changing them is refused.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import signal
-import sys
 import time
 from typing import Any
 
 from sixtysix_env.machine import machine
 
-from .config import (
-    FIXED_ON_RESUME,
-    ConfigError,
-    TrainConfig,
-    describe_options,
-    load_config,
-    save_config,
-)
+from .config import ConfigError, TrainConfig
+from .lifecycle import close_run
 from .model_file import ModelFileError, check_model, load_model
-from .runs import (
-    Terminated,
-    clear_new_run_dir,
-    make_run_dir,
-    resumed_config,
-    signals_held,
-    stopped_by_signals,
-    write_json,
-)
+from .runs import stopped_by_signals
 
 
 def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
@@ -188,8 +173,7 @@ def _collect_and_fit(
 def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
     """Warm start: fit the policy to the teacher's recorded decisions; the cloning's figures."""
     printer(
-        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} "
-        f"(against {cfg.bc_opponent})"
+        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} (against {cfg.bc_opponent})"
     )
     stats = _collect_and_fit(cfg, model, logger, cfg.bc_teacher, True, cfg.bc_value)
     stats["teacher"] = cfg.bc_teacher
@@ -310,28 +294,6 @@ def _summary(
     }
 
 
-def _finish(cfg: TrainConfig, run_dir: str, summary: dict[str, Any], printer) -> None:
-    """Write the summary, export the best model as ``policy.npz``, and say how it went."""
-    from .export import export_model
-
-    with signals_held():  # a Ctrl-C here waits for the summary and the export
-        write_json(os.path.join(run_dir, "summary.json"), summary)
-        best = os.path.join(run_dir, "best", "model.zip")
-        if os.path.exists(best):
-            export_model(
-                best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
-            )
-    if summary["steps_per_s"]:
-        printer(
-            f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
-            f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
-            f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
-            f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
-            f"{summary['best_steps']:,} steps"
-        )
-    printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
-
-
 def train(
     cfg: TrainConfig,
     run_dir: str,
@@ -371,143 +333,67 @@ def train(
         if cfg.init_policy and not resume:
             state["init"] = start_from_policy(cfg, model, logger, printer)
         callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
-        with stopped_by_signals(
-            callback.save_latest,
-            lambda: (
-                callback.num_timesteps if getattr(callback, "model", None) is not None else None
+        with (
+            stopped_by_signals(
+                callback.save_latest,
+                lambda: (
+                    callback.num_timesteps if getattr(callback, "model", None) is not None else None
+                ),
+                callback.run_dir,
+                printer,
             ),
-            callback.run_dir,
-            printer,
-        ), one_blas_thread():  # the opponents' numpy passes beside torch's threads
+            one_blas_thread(),
+        ):  # the opponents' numpy passes beside torch's threads
             learn_s, learning_s, steps = _learn(cfg, model, callback, resume, printer)
     finally:
         env.close()
     logger.close()
     summary = _summary(cfg, model.num_timesteps, state, learn_s, learning_s, steps)
-    _finish(cfg, run_dir, summary, printer)
+    close_run(cfg, run_dir, summary, lambda: _export_best(cfg, run_dir), printer)
     return summary
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sixtysix_env.evaluation.cli import address_option  # a port outside 1-65535: exit 2
+def _export_best(cfg: TrainConfig, run_dir: str) -> None:
+    """The best model as the run's ``policy.npz`` (none before the first evaluation)."""
+    from .export import export_model
 
-    from .config import shipped_configs
-
-    parser.add_argument(
-        "--config",
-        metavar="NAME_OR_YAML",
-        help="a shipped config by name ("
-        + ", ".join(shipped_configs())
-        + ") or a YAML file (keys = option names)",
-    )
-    parser.add_argument(
-        "--set",
-        metavar="KEY=VALUE",
-        action="append",
-        default=[],
-        help="override one option (value in YAML syntax); repeatable",
-    )
-    parser.add_argument(
-        "--resume",
-        metavar="RUN_DIR",
-        help="continue a saved run (its config.yaml; --set may change options)",
-    )
-    parser.add_argument("--run-dir", help="run folder (default: runs_dir/name from the config)")
-    parser.add_argument(
-        "--reset-best",
-        action="store_true",
-        help="with --resume: forget the best score so far (when the evaluation opponents changed)",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="replace an existing run folder instead of refusing"
-    )
-    parser.add_argument(
-        "--backend",
-        choices=("sb3", "rllib"),
-        help="training engine: sb3 (MaskablePPO, default) or rllib (Ray RLlib PPO, [rllib] extra)",
-    )
-    parser.add_argument(
-        "--address",
-        metavar="RAY_ADDRESS",
-        type=address_option,
-        help="RLlib backend: the Ray cluster to run on ('auto', 'host:port', 'ray://host:port'); "
-        "the same as --set address=...; default: RAY_ADDRESS, else a local Ray",
-    )
-    parser.add_argument(
-        "--list-options",
-        action="store_true",
-        help="print every option with its type, default and meaning",
-    )
-
-
-def chosen_backend(args: argparse.Namespace) -> str:
-    """--backend, else ``--set backend=...``, else what the config or the resumed run folder
-    says (its ``backend`` key), else sb3."""
-    from .config import BACKENDS, config_backend, parse_override
-
-    if getattr(args, "backend", None):
-        return args.backend
-    for text in reversed(args.set):
-        try:
-            key, value = parse_override(text)
-        except ConfigError:
-            continue  # reported by the loader
-        if key == "backend" and value in BACKENDS:
-            return value
-    path = args.resume or args.config
-    return config_backend(path) if path else "sb3"
-
-
-def run(args: argparse.Namespace) -> int:
-    backend = chosen_backend(args)
-    if getattr(args, "address", None):
-        if backend != "rllib":
-            print(
-                "sixtysix train: --address is for the RLlib backend (add --backend rllib)",
-                file=sys.stderr,
-            )
-            return 2
-        args.set = [*args.set, f"address={args.address}"]
-    if backend == "rllib":
-        from .rllib.train import run as run_rllib  # Ray RLlib backend: docs/rllib.md
-
-        return run_rllib(args)
-    if args.list_options:
-        print(describe_options())
-        return 0
-    if args.reset_best and not args.resume:
-        print("sixtysix train: --reset-best only applies with --resume", file=sys.stderr)
-        return 2
-    try:
-        if args.resume:
-            run_dir, cfg = resumed_config(args, load_config, lambda c: c, FIXED_ON_RESUME)
-            check_model(os.path.join(run_dir, "latest", "model.zip"))  # nothing unpickled
-        else:
-            cfg = load_config(args.config, args.set)
-            if cfg.init_policy is not None:
-                init_network(cfg)
-            run_dir = args.run_dir or os.path.join(cfg.runs_dir, cfg.name)
-            clear_new_run_dir(run_dir, args.force)
-    except (ConfigError, ModelFileError) as e:
-        print(f"sixtysix train: {e}", file=sys.stderr)
-        return 2
-    make_run_dir(run_dir)
-    save_config(cfg, os.path.join(run_dir, "config.yaml"))
-    print(
-        f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
-        f"{cfg.network_text}, seed {cfg.seed}; run folder {run_dir}",
-        flush=True,
-    )
-    try:
-        train(
-            cfg,
-            run_dir,
-            resume=bool(args.resume),
-            printer=lambda s: print(s, flush=True),
-            reset_best=args.reset_best,
+    best = os.path.join(run_dir, "best", "model.zip")
+    if os.path.exists(best):
+        export_model(
+            best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
         )
-    except Terminated:
-        return 128 + signal.SIGTERM
-    except KeyboardInterrupt:
-        return 128 + signal.SIGINT
-    return 0
+
+
+class SB3Backend:
+    """The SB3 backend as a ``sixtysix train`` session runs it (:class:`~.lifecycle.Backend`)."""
+
+    name = "sb3"
+    fixed_on_resume: tuple[str, ...] = ()
+    resets_best = True
+    start_errors: tuple[type[BaseException], ...] = ()
+
+    def check_new(self, cfg: TrainConfig) -> None:
+        if cfg.init_policy is not None:
+            init_network(cfg)
+
+    def check_resume(self, run_dir: str) -> None:
+        try:
+            check_model(os.path.join(run_dir, "latest", "model.zip"))  # nothing unpickled
+        except ModelFileError as e:
+            raise ConfigError(str(e)) from None
+
+    def start_line(self, cfg: TrainConfig, run_dir: str) -> str:
+        return (
+            f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
+            f"{cfg.network_text}, seed {cfg.seed}; run folder {run_dir}"
+        )
+
+    def train(self, cfg: TrainConfig, run_dir: str, resume: bool, printer, reset_best: bool):
+        return train(cfg, run_dir, resume=resume, printer=printer, reset_best=reset_best)
+
+    def error_text(self, error: BaseException) -> str:
+        return f"sixtysix train: {error}"
+
+
+#: The backend ``sixtysix train`` runs by default (``training/commands.py``).
+SB3 = SB3Backend()

@@ -164,7 +164,7 @@ def test_options_listing_covers_both_groups():
 
 
 def test_train_command_picks_the_backend_from_the_config(tmp_path):
-    from sixtysix_training.train import chosen_backend
+    from sixtysix_training.commands import chosen_backend
 
     ns = argparse.Namespace(backend=None, resume=None, config=TINY, set=[])
     assert chosen_backend(ns) == "rllib"
@@ -558,11 +558,13 @@ def test_address_flag_is_for_the_rllib_backend(capsys):
 def test_address_flag_reaches_the_rllib_config(monkeypatch):
     import argparse
 
-    from sixtysix_training import train as train_cli
-    from sixtysix_training.rllib import train as rllib_train
+    from sixtysix_training import commands as train_cli
 
     seen = {}
-    monkeypatch.setattr(rllib_train, "run", lambda args: seen.setdefault("set", args.set) and 0)
+    monkeypatch.setattr(
+        train_cli, "run_session", lambda args, backend: seen.setdefault("set", args.set) and 0
+    )
+    monkeypatch.setattr(train_cli, "backend_named", lambda name: name)
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
     args = parser.parse_args(
@@ -588,8 +590,8 @@ def test_linear_rate_lasts_the_whole_run():
 def test_shipped_rllib_configs_are_recognised_by_name():
     import argparse
 
+    from sixtysix_training.commands import chosen_backend
     from sixtysix_training.rllib.train import is_rllib_run
-    from sixtysix_training.train import chosen_backend
 
     assert is_rllib_run("rllib-tiny") and is_rllib_run("configs/rllib-quickstart.yaml")
     assert not is_rllib_run("quickstart") and not is_rllib_run("no-such-config")
@@ -955,3 +957,19 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     r = _cli(["train", "--resume", str(run_dir), "--set", f"total_timesteps={more}"], str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert json.loads((run_dir / "latest" / "state.json").read_text())["steps"] >= more
+
+
+def test_the_rllib_path_imports_nothing_of_sb3():
+    """``sixtysix train`` picks the backend in training/commands.py; an RLlib session (here its
+    options listing) goes there without importing the SB3 backend."""
+    code = (
+        "import sys\n"
+        "from sixtysix_env.cli import main\n"
+        "assert main(['train', '--config', 'rllib-tiny', '--list-options']) == 0\n"
+        "bad = [m for m in sys.modules if m.startswith(('stable_baselines3', 'sb3_contrib'))\n"
+        "       or m in ('sixtysix_training.train', 'sixtysix_training.callbacks')]\n"
+        "assert not bad, bad\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "num_env_runners: integer = 0" in out.stdout and "n_envs" not in out.stdout

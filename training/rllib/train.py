@@ -26,7 +26,6 @@ runners the interleaving of their results is up to Ray.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import functools
@@ -34,36 +33,17 @@ import json
 import math
 import os
 import shutil
-import signal
-import sys
 import time
 from typing import Any
 
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
 from sixtysix_env.machine import machine
 
-from ..config import (
-    FIXED_ON_RESUME,
-    LEAGUE_BASELINES,
-    ConfigError,
-    RLlibConfig,
-    config_backend,
-    describe_options,
-    load_config,
-    save_config,
-)
-from ..lifecycle import RunLifecycle
+from ..config import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
+from ..figures import eval_charts
+from ..lifecycle import RunLifecycle, close_run
 from ..pool import OpponentPool
-from ..runs import (
-    Terminated,
-    clear_new_run_dir,
-    existing_dir,
-    make_run_dir,
-    replace_dir,
-    resumed_config,
-    stopped_by_signals,
-    write_json,
-)
+from ..runs import existing_dir, replace_dir, stopped_by_signals
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
 ENV_NAME = "sixtysix-rllib"
@@ -371,14 +351,8 @@ class Metrics:
         return row
 
     def eval(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
-        for opp, f in figures.items():
-            self.writer.add_scalar(f"charts/eval_gp_vs_{opp}", f["gp_per_hand"], steps)
-            lo = (f["gp_ci95"] or (f["gp_per_hand"],))[0]
-            self.writer.add_scalar(f"charts/eval_gp_low95_vs_{opp}", lo, steps)
-            self.writer.add_scalar(
-                f"charts/eval_hands_won_vs_{opp}", f["hands_won"] / max(1, f["hands"]), steps
-            )
-        self.writer.add_scalar("charts/eval_seconds", seconds, steps)
+        for name, value in eval_charts(figures, seconds).items():
+            self.writer.add_scalar(name, value, steps)
         self.writer.flush()
 
     def write_csv(self, steps: int, row: dict[str, float]) -> None:
@@ -561,8 +535,10 @@ class Run:
         self.algo.stop()
 
 
-def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -> dict[str, Any]:
-    """Train (or resume) the run in ``run_dir`` on Ray; returns its summary."""
+def train(
+    cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print, reset_best: bool = False
+) -> dict[str, Any]:
+    """Train (or resume) the run in ``run_dir`` on Ray, then close it; returns its summary."""
     import ray
     import torch
 
@@ -570,6 +546,8 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
 
     from .export import export_run
 
+    if reset_best:
+        raise ConfigError("--reset-best is not supported by the rllib backend")
     torch.set_num_threads(cfg.train.torch_threads)
     where = init_ray(cfg, printer)
     printer(f"on {where}")
@@ -597,75 +575,52 @@ def train(cfg: RLlibConfig, run_dir: str, resume: bool = False, printer=print) -
             "num_env_runners": cfg.rllib.num_env_runners,
             "num_envs_per_env_runner": cfg.rllib.num_envs_per_env_runner,
         }
-        write_json(os.path.join(run_dir, "summary.json"), summary)
     finally:
         ray.shutdown()
-    export_run(run_dir, os.path.join(run_dir, "policy.npz"), eval_deals=0)
-    if summary["steps_per_s"]:
-        printer(
-            f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s, "
-            f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; best gp/hand vs "
-            f"{cfg.train.best_metric} {summary['best_score']:+.3f} at {summary['best_steps']:,} steps"
-        )
-    printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")
+    policy = os.path.join(run_dir, "policy.npz")
+    close_run(cfg.train, run_dir, summary, lambda: export_run(run_dir, policy, eval_deals=0), printer)
     return summary
 
 
-# -- command line ----------------------------------------------------------------------------
+class RLlibBackend:
+    """The RLlib backend as a ``sixtysix train`` session runs it (:class:`~..lifecycle.Backend`)."""
+
+    name = "rllib"
+    #: The league's slots are built for max_snapshots too.
+    fixed_on_resume = ("max_snapshots",)
+    resets_best = False
+    #: Nothing trained yet: no cluster, or Ray not installed.
+    start_errors: tuple[type[BaseException], ...] = (ClusterError, ImportError)
+
+    def check_new(self, cfg: RLlibConfig) -> None:
+        pass
+
+    def check_resume(self, run_dir: str) -> None:
+        pass
+
+    def start_line(self, cfg: RLlibConfig, run_dir: str) -> str:
+        t, o = cfg.train, cfg.rllib
+        return (
+            f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
+            f"{o.num_env_runners} env runners x {o.num_envs_per_env_runner} games, "
+            f"{t.network_text}, seed {t.seed}; run folder {run_dir}"
+        )
+
+    def train(self, cfg: RLlibConfig, run_dir: str, resume: bool, printer, reset_best: bool):
+        return train(cfg, run_dir, resume=resume, printer=printer, reset_best=reset_best)
+
+    def error_text(self, error: BaseException) -> str:
+        if isinstance(error, ImportError):
+            return f"{INSTALL_HINT}: {error}; install the extra: pip install -e '.[rllib]'"
+        return f"sixtysix train: {error}"
+
+
+#: What ``sixtysix train --backend rllib`` runs (``training/commands.py``).
+RLLIB = RLlibBackend()
+#: The command an ImportError of this backend is reported under.
+INSTALL_HINT = "sixtysix train --backend rllib"
 
 
 def is_rllib_run(path: str) -> bool:
     """Whether ``path`` (a run folder, a YAML config or a shipped config's name) is for RLlib."""
     return config_backend(path) == "rllib"
-
-
-def _load(path: str | None, overrides: list[str] | None = None) -> RLlibConfig:
-    return load_config(path, overrides, backend="rllib")
-
-
-def run(args: argparse.Namespace) -> int:
-    """``sixtysix train --backend rllib ...`` (the arguments of ``sixtysix_training.train``)."""
-    if args.list_options:
-        print(describe_options("rllib"))
-        return 0
-    if getattr(args, "reset_best", False):
-        print("sixtysix train: --reset-best is not supported by the rllib backend", file=sys.stderr)
-        return 2
-    try:
-        if args.resume:
-            # The league's slots are built for max_snapshots too.
-            fixed = (*FIXED_ON_RESUME, "max_snapshots")
-            run_dir, cfg = resumed_config(args, _load, lambda c: c.train, fixed)
-        else:
-            cfg = _load(args.config, args.set)
-            run_dir = args.run_dir or os.path.join(cfg.train.runs_dir, cfg.train.name)
-            clear_new_run_dir(run_dir, args.force)
-        make_run_dir(run_dir)
-        save_config(cfg, os.path.join(run_dir, "config.yaml"))
-        t = cfg.train
-        print(
-            f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
-            f"{cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
-            f"{t.network_text}, seed {t.seed}; run folder {run_dir}",
-            flush=True,
-        )
-        try:
-            train(cfg, run_dir, resume=bool(args.resume), printer=lambda s: print(s, flush=True))
-        except Terminated:
-            return 128 + signal.SIGTERM
-        except KeyboardInterrupt:
-            return 128 + signal.SIGINT
-        except (ClusterError, ImportError):
-            if not args.resume:  # nothing trained: leave no half-made run folder behind
-                shutil.rmtree(run_dir, ignore_errors=True)
-            raise
-    except ConfigError as e:
-        print(f"sixtysix train: {e}", file=sys.stderr)
-        return 2
-    except ImportError as e:
-        print(
-            f"sixtysix train --backend rllib: {e}; install the extra: pip install -e '.[rllib]'",
-            file=sys.stderr,
-        )
-        return 2
-    return 0

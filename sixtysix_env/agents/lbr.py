@@ -16,7 +16,10 @@ against it. Here (:class:`LocalBestResponse`, ``lbr:target=NAME``):
   which the target plays its own moves (a network through the compiled
   rollouts' forward passes; the heuristic by its rules) until the stock is
   closed or used up, and an exact solve of the rest; no margin keeps a
-  default move: the best mean is played.
+  default move: the best mean is played. The best response's own moves in
+  the rollouts are the heuristic's (``own_rollouts="heuristic"``) or the
+  target's (``"target"``: no stronger against ``sixtysix-ppo`` on 500 deals,
+  research/notes/strength.md).
 
 What LBR wins against its target over paired deals is a lower bound on the
 target's exploitability, like a trained best response's (``sixtysix exploit
@@ -44,7 +47,11 @@ class LocalBestResponse(ExpertAgent):
     """Local best response to TARGET: reads its cards from its policy, lets it play its own moves."""
 
     def __init__(
-        self, target: str = "sixtysix-ppo-v4", target_softness: float = 0.05, **options
+        self,
+        target: str = "sixtysix-ppo-v4",
+        target_softness: float = 0.05,
+        own_rollouts: str = "heuristic",
+        **options,
     ) -> None:
         for name in _SET_BY_TARGET:
             if name in options:
@@ -61,8 +68,11 @@ class LocalBestResponse(ExpertAgent):
                 f"lbr's target must be a network policy (a shipped policy's name or a .npz "
                 f"file) or heuristic, whose moves the rollouts can play; got {target!r}"
             )
+        if own_rollouts not in ("heuristic", "target"):
+            raise ValueError(f"own_rollouts must be 'heuristic' or 'target', got {own_rollouts!r}")
         if hasattr(agent, "network"):
-            options.update(prior=agent, rollout_opponent="prior")
+            options.update(prior=agent, rollout_opponent="prior",
+                           rollout_prior=own_rollouts == "target")
         options.setdefault("margin", 0.0)
         super().__init__(inference=model, **options)
         self.target = target
@@ -73,7 +83,7 @@ class LocalBestResponse(ExpertAgent):
 # and `sixtysix agents`.
 LocalBestResponse.__signature__ = inspect.Signature(
     [
-        *list(inspect.signature(LocalBestResponse.__init__).parameters.values())[1:3],
+        *list(inspect.signature(LocalBestResponse.__init__).parameters.values())[1:4],
         *(
             p.replace(default=0.0) if p.name == "margin" else p
             for p in inspect.signature(ExpertAgent).parameters.values()

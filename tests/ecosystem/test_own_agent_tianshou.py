@@ -9,13 +9,11 @@ torch are imported by the fixture, which skips without them (and fails in CI, wh
 from __future__ import annotations
 
 import os
-import random
-import re
 import sys
 
 import pytest
 from _ecosystem import one_torch_thread, require
-from _own_agent_page import PAGE, Recorder, page_section, run_command
+from _own_agent_page import check_commands, check_own_moves, recorded_play, run_section
 
 pytestmark = pytest.mark.ecosystem
 
@@ -32,28 +30,15 @@ def page(request, tmp_path_factory):
     if "numba" not in sys.modules:
         os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
     require("tianshou", "tianshou")
-    code, commands = page_section("Tianshou")
     folder = tmp_path_factory.mktemp("tianshou")
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        namespace: dict = {"__name__": "own_agent_page"}
-        exec(compile(code, f"{PAGE} (Tianshou)", "exec"), namespace)
-    finally:
-        os.chdir(here)
+    namespace, commands = run_section("Tianshou", folder)
     return namespace, folder, commands
 
 
 def test_the_page_trains_saves_evaluates_and_exports(page):
     _, folder, commands = page
     assert (folder / "dqn.pt").is_file()
-    assert [c.split()[:2] for c in commands] == [["sixtysix", "eval"], ["python", "-m"],
-                                                 ["sixtysix", "eval"]]
-    for line in commands:
-        out = run_command(line, folder)
-        if "eval" in line:
-            assert re.search(r"heuristic\s.*\s4\s", out), out  # 2 paired deals: 4 hands
-    assert (folder / "dqn.npz").is_file()
+    check_commands(commands, folder, "dqn.npz")
 
 
 def test_the_agent_plays_the_policys_own_moves(page, tmp_path):
@@ -63,29 +48,19 @@ def test_the_agent_plays_the_policys_own_moves(page, tmp_path):
 
     from examples.own_agents.tianshou_agent import to_policy_file
     from sixtysix_env.agents import make_agent
-    from sixtysix_env.evaluation import evaluate
 
     namespace, folder, _ = page
-    agent = Recorder(make_agent(SPEC.format(path=folder / "dqn.pt")))
-    result = evaluate([agent, "heuristic"], deals=4, seed=3)
-    assert result.complete and len(agent.seen) > 30
-
+    agent = recorded_play(SPEC.format(path=folder / "dqn.pt"))
     policy = namespace["learner"].policy.eval()  # the trained policy, still in memory
     to_policy_file(str(folder / "dqn.pt"), str(tmp_path / "exported.npz"))
-    exported = make_agent(str(tmp_path / "exported.npz"))
-    rng = random.Random(0)
-    not_first = 0
-    for obs, view, action in agent.seen:
-        mask = obs["action_mask"]
-        assert mask[action] == 1, (action, view.legal_actions())
-        batch = Batch(obs=Batch(obs=obs["observation"][None], mask=mask[None].astype(bool)),
-                      info=Batch())
+
+    def own(obs):
+        batch = Batch(obs=Batch(obs=obs["observation"][None],
+                                mask=obs["action_mask"][None].astype(bool)), info=Batch())
         with torch.no_grad():
-            own = int(np.asarray(policy(batch).act)[0])
-        assert action == own
-        assert exported.act(view, rng) == action
-        not_first += action != view.legal_actions()[0]
-    assert not_first > 0  # the network chose, not the order of the legal actions
+            return int(np.asarray(policy(batch).act)[0])
+
+    check_own_moves(agent, own, make_agent(str(tmp_path / "exported.npz")))
 
 
 def test_a_wrong_option_or_a_missing_file_is_refused_with_what_to_do(page):

@@ -9,15 +9,15 @@ torch are imported by the fixture, which skips without them (and fails in CI, wh
 
 from __future__ import annotations
 
-import os
-import random
-import re
-import subprocess
-import sys
-
 import pytest
 from _ecosystem import one_torch_thread, require
-from _own_agent_page import PAGE, ROOT, Recorder, page_section, run_command
+from _own_agent_page import (
+    check_commands,
+    check_cost_script,
+    check_own_moves,
+    recorded_play,
+    run_section,
+)
 
 pytestmark = pytest.mark.ecosystem
 
@@ -30,28 +30,15 @@ def page(request, tmp_path_factory):
     folder (the saved file) and the section's commands."""
     request.getfixturevalue(one_torch_thread.__name__)  # the page sets one thread: put back
     require("torchrl", "torchrl")
-    code, commands = page_section("TorchRL")
     folder = tmp_path_factory.mktemp("torchrl")
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        namespace: dict = {"__name__": "own_agent_page"}
-        exec(compile(code, f"{PAGE} (TorchRL)", "exec"), namespace)
-    finally:
-        os.chdir(here)
+    namespace, commands = run_section("TorchRL", folder)
     return namespace, folder, commands
 
 
 def test_the_page_trains_saves_evaluates_and_exports(page):
     _, folder, commands = page
     assert (folder / "ppo.pt").is_file()
-    assert [c.split()[:2] for c in commands] == [["sixtysix", "eval"], ["python", "-m"],
-                                                 ["sixtysix", "eval"]]
-    for line in commands:
-        out = run_command(line, folder)
-        if "eval" in line:
-            assert re.search(r"heuristic\s.*\s4\s", out), out  # 2 paired deals: 4 hands
-    assert (folder / "ppo.npz").is_file()
+    check_commands(commands, folder, "ppo.npz")
 
 
 def test_the_agent_plays_the_actors_own_moves(page, tmp_path):
@@ -61,29 +48,19 @@ def test_the_agent_plays_the_actors_own_moves(page, tmp_path):
 
     from examples.own_agents.torchrl_agent import to_policy_file
     from sixtysix_env.agents import make_agent
-    from sixtysix_env.evaluation import evaluate
 
     namespace, folder, _ = page
-    agent = Recorder(make_agent(SPEC.format(path=folder / "ppo.pt")))
-    result = evaluate([agent, "heuristic"], deals=4, seed=3)
-    assert result.complete and len(agent.seen) > 30
-
+    agent = recorded_play(SPEC.format(path=folder / "ppo.pt"))
     actor = namespace["actor"]()  # the recipe's actor over one row, the trained network
     to_policy_file(str(folder / "ppo.pt"), str(tmp_path / "exported.npz"))
-    exported = make_agent(str(tmp_path / "exported.npz"))
-    rng = random.Random(0)
-    not_first = 0
-    for obs, view, action in agent.seen:
-        mask = obs["action_mask"]
-        assert mask[action] == 1, (action, view.legal_actions())
+
+    def own(obs):
         row = TensorDict({"observation": {"observation": torch.from_numpy(obs["observation"])},
-                          "action_mask": torch.from_numpy(mask).bool()})
+                          "action_mask": torch.from_numpy(obs["action_mask"]).bool()})
         with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
-            own = int(actor(row)["action"])
-        assert action == own
-        assert exported.act(view, rng) == action
-        not_first += action != view.legal_actions()[0]
-    assert not_first > 0  # the network chose, not the order of the legal actions
+            return int(actor(row)["action"])
+
+    check_own_moves(agent, own, make_agent(str(tmp_path / "exported.npz")))
 
 
 def test_a_wrong_option_or_a_missing_file_is_refused_with_what_to_do(page):
@@ -99,12 +76,6 @@ def test_a_wrong_option_or_a_missing_file_is_refused_with_what_to_do(page):
 def test_the_cost_script_runs_on_the_pages_network(page):
     """A smoke run of speed/own_agents.py (the page's costs); it times, nothing here does."""
     _, folder, _ = page
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "speed" / "own_agents.py"), "--hands", "3",
-         "--torchrl", str(folder / "ppo.pt")],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for label in ("TorchRL: TorchRLAgent.act", "TorchRL: ProbabilisticActor (deterministic)",
-                  "TorchRL: exported .npz", "machine: "):
-        assert label in done.stdout, done.stdout
+    check_cost_script("--torchrl", folder / "ppo.pt",
+                      ("TorchRL: TorchRLAgent.act", "TorchRL: ProbabilisticActor (deterministic)",
+                       "TorchRL: exported .npz"))

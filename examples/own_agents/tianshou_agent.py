@@ -10,7 +10,7 @@ the environments give (:func:`~sixtysix_env.env.observation.observe_view`:
 the 349 features and the action mask), asks the network for its Q-values
 and plays the best legal action: the policy's own greedy action
 (``policy(batch).act`` with the mask in ``batch.obs.mask``), as
-tests/ecosystem/test_own_agent_tianshou.py checks.
+tests/ecosystem/test_own_agent_libraries.py checks.
 
 ``python -m examples.own_agents.tianshou_agent dqn.pt dqn.npz`` writes the same
 network as a policy file (:mod:`sixtysix_env.policy`), which plays the same

@@ -11,7 +11,7 @@ environments give (:func:`~sixtysix_env.env.observation.observe_view`: the
 349 features and the action mask) and plays the legal action with the
 highest logit: the recipe's ``ProbabilisticActor`` with ``MaskedCategorical``
 under ``ExplorationType.DETERMINISTIC``, as
-tests/ecosystem/test_own_agent_torchrl.py checks.
+tests/ecosystem/test_own_agent_libraries.py checks.
 
 ``python -m examples.own_agents.torchrl_agent ppo.pt ppo.npz`` writes the same
 network as a policy file (:mod:`sixtysix_env.policy`), which plays the same

@@ -53,6 +53,7 @@ from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
 from .distill import read_meta
+from .hands import opponent_moves
 
 DATA_FORMAT = "sixtysix-distill-soft-data/1"
 
@@ -104,12 +105,9 @@ def _collect(
         seat = h % 2
         state = new_hand(rng, rng.randrange(2), cfg)
         rngs = [random.Random(rng.random()) for _ in range(3)]
+        state = opponent_moves(state, seat, opponent, rngs[1])
         while state.result is None:
-            p = state.current_player()
-            view = player_view(state, p)
-            if p != seat:
-                state = state.apply(opponent.act(view, rngs[1]))
-                continue
+            view = player_view(state, seat)
             a = learner.act(view, rngs[0])
             legal = view.legal_mask
             if legal & (legal - 1):
@@ -149,7 +147,7 @@ def _collect(
                             vals.get(other, np.nan),
                         ]
                     )
-            state = state.apply(a)
+            state = opponent_moves(state.apply(a), seat, opponent, rngs[1])
     return {
         "obs": np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
         "masks": np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS),

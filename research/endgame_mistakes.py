@@ -29,6 +29,8 @@ from sixtysix_env.engine import new_hand
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import player_view
 
+from .hands import opponent_moves
+
 
 def measure(spec: str, opponent: str, hands: int, seed: int, rules: str) -> dict:
     """Play ``hands`` hands of ``spec`` against ``opponent``; the exhausted-stock figures."""
@@ -43,12 +45,9 @@ def measure(spec: str, opponent: str, hands: int, seed: int, rules: str) -> dict
         seat = h % 2
         state = new_hand(rng, rng.randrange(2), cfg)
         rng_me, rng_opp = random.Random(rng.random()), random.Random(rng.random())
+        state = opponent_moves(state, seat, opp, rng_opp)
         while state.result is None:
-            p = state.current_player()
-            view = player_view(state, p)
-            if p != seat:
-                state = state.apply(opp.act(view, rng_opp))
-                continue
+            view = player_view(state, seat)
             a = me.act(view, rng_me)
             if state.is_exhausted() and view.legal_mask & (view.legal_mask - 1):
                 t0 = time.perf_counter()
@@ -59,7 +58,7 @@ def measure(spec: str, opponent: str, hands: int, seed: int, rules: str) -> dict
                 if values[a] < best:
                     mistakes += 1
                     lost += best - values[a]
-            state = state.apply(a)
+            state = opponent_moves(state.apply(a), seat, opp, rng_opp)
         gp += state.result.returns()[seat]
     return {
         "agent": spec,

@@ -50,6 +50,8 @@ from sixtysix_env.engine import new_hand
 from sixtysix_env.rules import make_rules
 from sixtysix_env.view import PlayerView, player_view
 
+from .hands import opponent_moves
+
 #: The parts of the hand a hybrid can hand to the helper, by the position alone.
 VIEW_PHASES = {
     "open-lead": lambda v: not v.is_strict and v.lead_card is None,
@@ -98,12 +100,9 @@ def _play(deal: int, seat: int, variant: str, cfg, agent, helper, opponent, seed
     rng_help = random.Random(f"help:{seed}:{deal}:{seat}")
     rng_opp = random.Random(f"opp:{seed}:{deal}:{seat}")
     decisions = in_phase = changed = 0
+    state = opponent_moves(state, seat, opponent, rng_opp)
     while state.result is None:
-        p = state.current_player()
-        view = player_view(state, p)
-        if p != seat:
-            state = state.apply(opponent.act(view, rng_opp))
-            continue
+        view = player_view(state, seat)
         decisions += 1
         a = agent.act(view, rng_me)
         if variant != "agent":
@@ -111,7 +110,7 @@ def _play(deal: int, seat: int, variant: str, cfg, agent, helper, opponent, seed
             in_phase += counted
             changed += played != a
             a = played
-        state = state.apply(a)
+        state = opponent_moves(state.apply(a), seat, opponent, rng_opp)
     return {
         "gp": state.result.returns()[seat],
         "decisions": decisions,

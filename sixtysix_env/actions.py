@@ -16,7 +16,7 @@ Names: a card code (``"QH"``), ``"marry-QH"``, ``"exchange"``, ``"close"``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .cards import (
     KING,
@@ -99,6 +99,21 @@ def action_name(action: int) -> str:
     return "exchange" if action == EXCHANGE else "close"
 
 
+def parse_marriage(low: str, read_card: Callable[[str], int]) -> int | None:
+    """The marriage action of lower-case ``low`` written as ``marry`` or ``m``, then the king
+    or queen (``read_card`` reads it) after any of `` -:`` (``marry-qh``, ``m qh``); None
+    where ``low`` is not such a marriage."""
+    for prefix in ("marry", "m"):
+        if low.startswith(prefix):
+            rest = low[len(prefix):].lstrip(" -:")
+            if rest:
+                try:
+                    return marriage_action(read_card(rest))
+                except ValueError:
+                    return None
+    return None
+
+
 def parse_action(text: str | int) -> int:
     """Action id from an id (a Python or numpy integer) or a name (``"QH"``, ``"marry-QH"``,
     ``"exchange"``, ``"close"``); ``ValueError`` for anything else, bools and floats included."""
@@ -118,14 +133,9 @@ def parse_action(text: str | int) -> int:
         return EXCHANGE
     if t in ("close", "c"):
         return CLOSE
-    for prefix in ("marry", "m"):
-        if t.startswith(prefix):
-            rest = t[len(prefix):].lstrip(" -:")
-            if rest:
-                try:
-                    return marriage_action(parse_card(rest))
-                except ValueError:
-                    break
+    marriage = parse_marriage(t, parse_card)
+    if marriage is not None:
+        return marriage
     try:
         return parse_card(t)
     except ValueError:

@@ -85,6 +85,19 @@ def _imports(*modules: str) -> str | None:
     return None
 
 
+def example_rows(label: str, agent, library_call: str, library: Callable[[object], object],
+                 to_policy_file: Callable[[str, str], None], path: str, tmp: str):
+    """A library's rows, each a (label, call): its example agent's ``act``, the library's own
+    call (``library``, named ``library_call``) and the network exported to a policy file."""
+    npz = os.path.join(tmp, f"{label.lower()}.npz")
+    to_policy_file(path, npz)
+    rng = random.Random(0)
+    yield f"{label}: {type(agent).__name__}.act", lambda v: agent.act(v, rng)
+    yield f"{label}: {library_call}", library
+    exported = make_agent(npz)
+    yield f"{label}: exported .npz (numpy, no torch)", lambda v: exported.act(v, rng)
+
+
 def tianshou_rows(path: str | None, hidden: list[int], tmp: str):
     import numpy as np
     import torch
@@ -109,13 +122,8 @@ def tianshou_rows(path: str | None, hidden: list[int], tmp: str):
                                 mask=obs["action_mask"][None].astype(bool)), info=Batch())
         return int(np.asarray(policy(batch).act)[0])
 
-    npz = os.path.join(tmp, "tianshou.npz")
-    to_policy_file(path, npz)
-    rng = random.Random(0)
-    yield "Tianshou: TianshouAgent.act", lambda v: agent.act(v, rng)
-    yield "Tianshou: policy(Batch(obs, mask)).act", library
-    exported = make_agent(npz)
-    yield "Tianshou: exported .npz (numpy, no torch)", lambda v: exported.act(v, rng)
+    yield from example_rows("Tianshou", agent, "policy(Batch(obs, mask)).act", library,
+                            to_policy_file, path, tmp)
 
 
 def torchrl_rows(path: str | None, hidden: list[int], tmp: str):
@@ -144,13 +152,8 @@ def torchrl_rows(path: str | None, hidden: list[int], tmp: str):
         with set_exploration_type(ExplorationType.DETERMINISTIC):
             return int(actor(td)["action"])
 
-    npz = os.path.join(tmp, "torchrl.npz")
-    to_policy_file(path, npz)
-    rng = random.Random(0)
-    yield "TorchRL: TorchRLAgent.act", lambda v: agent.act(v, rng)
-    yield "TorchRL: ProbabilisticActor (deterministic)", library
-    exported = make_agent(npz)
-    yield "TorchRL: exported .npz (numpy, no torch)", lambda v: exported.act(v, rng)
+    yield from example_rows("TorchRL", agent, "ProbabilisticActor (deterministic)", library,
+                            to_policy_file, path, tmp)
 
 
 def rllib_rows(path: str | None, hidden: list[int], tmp: str):
@@ -189,13 +192,8 @@ def rllib_rows(path: str | None, hidden: list[int], tmp: str):
         dist = dist_cls.from_logits(out[Columns.ACTION_DIST_INPUTS]).to_deterministic()
         return int(dist.sample()[0])
 
-    npz = os.path.join(tmp, "rllib.npz")
-    to_policy_file(path, npz)
-    rng = random.Random(0)
-    yield "RLlib: RLlibAgent.act", lambda v: agent.act(v, rng)
-    yield "RLlib: forward_inference + to_deterministic()", library
-    exported = make_agent(npz)
-    yield "RLlib: exported .npz (numpy, no torch)", lambda v: exported.act(v, rng)
+    yield from example_rows("RLlib", agent, "forward_inference + to_deterministic()", library,
+                            to_policy_file, path, tmp)
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ the environments give (:func:`~sixtysix_env.env.observation.observe_view`:
 the 349 features and the action mask), asks the network for its Q-values
 and plays the best legal action: the policy's own greedy action
 (``policy(batch).act`` with the mask in ``batch.obs.mask``), as
-tests/ecosystem/test_own_agent_tianshou.py checks.
+tests/ecosystem/test_own_agent_libraries.py checks.
 
 ``python -m examples.own_agents.tianshou_agent dqn.pt dqn.npz`` writes the same
 network as a policy file (:mod:`sixtysix_env.policy`), which plays the same
@@ -20,7 +20,6 @@ moves with numpy alone: no torch, no Tianshou.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 
 import torch
@@ -32,27 +31,18 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.env.observation import OBS_SIZE, observe_view
 from sixtysix_env.view import PlayerView
 
-
-def _linear_layers(state: dict[str, torch.Tensor]) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The (weight, bias) pairs of an MLP's state dict, input layer first."""
-    weights = [k for k in state if k.endswith(".weight")]
-    return [(state[k], state[k[: -len("weight")] + "bias"]) for k in weights]
+from ._torch_state import linear_layers, load_state, write_policy_file
 
 
 def _load_state(path: str) -> dict[str, torch.Tensor]:
-    if not os.path.isfile(path):
-        raise ValueError(
-            f"no file {path!r}; save the policy with "
-            f"torch.save(learner.policy.state_dict(), {path!r}) (docs/own-agent.md)"
-        )
-    return torch.load(path, map_location="cpu", weights_only=True)  # tensors only: no pickle
+    return load_state(path, "the policy", "learner.policy")
 
 
 def load_policy(path: str) -> DiscreteQLearningPolicy:
     """The ``DiscreteQLearningPolicy`` saved at ``path`` (its state dict, or its ``Net``'s),
     in eval mode."""
     state = _load_state(path)
-    hidden = [int(w.shape[0]) for w, _ in _linear_layers(state)[:-1]]
+    hidden = [int(w.shape[0]) for w, _ in linear_layers(state)[:-1]]
     net = Net(state_shape=OBS_SIZE, action_shape=NUM_ACTIONS, hidden_sizes=hidden)
     policy = DiscreteQLearningPolicy(model=net, action_space=Discrete(NUM_ACTIONS))
     try:  # strict: a file of another shape is refused here
@@ -83,12 +73,8 @@ class TianshouAgent:
 
 def to_policy_file(path: str, out: str) -> None:
     """Write the network saved at ``path`` as a numpy policy file ``out`` (``.npz``)."""
-    from sixtysix_env.policy import PolicyNetwork, save_policy
-
-    state = _load_state(path)
-    layers = [(w.numpy().T, b.numpy()) for w, b in _linear_layers(state)]  # torch: (out, in)
-    network = PolicyNetwork([w for w, _ in layers], [b for _, b in layers], "relu")  # Net's ReLU
-    save_policy(out, network, {"name": "tianshou-dqn", "training": {"algorithm": "Tianshou DQN"}})
+    # Tianshou's Net is an MLP of ReLUs.
+    write_policy_file(_load_state(path), out, "relu", "tianshou-dqn", "Tianshou DQN")
 
 
 if __name__ == "__main__":

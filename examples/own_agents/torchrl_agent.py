@@ -11,7 +11,7 @@ environments give (:func:`~sixtysix_env.env.observation.observe_view`: the
 349 features and the action mask) and plays the legal action with the
 highest logit: the recipe's ``ProbabilisticActor`` with ``MaskedCategorical``
 under ``ExplorationType.DETERMINISTIC``, as
-tests/ecosystem/test_own_agent_torchrl.py checks.
+tests/ecosystem/test_own_agent_libraries.py checks.
 
 ``python -m examples.own_agents.torchrl_agent ppo.pt ppo.npz`` writes the same
 network as a policy file (:mod:`sixtysix_env.policy`), which plays the same
@@ -21,7 +21,6 @@ moves with numpy alone: no torch, no TorchRL.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 
 import torch
@@ -32,22 +31,13 @@ from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.env.observation import OBS_SIZE, observe_view
 from sixtysix_env.view import PlayerView
 
+from ._torch_state import linear_layers, load_state, write_policy_file
+
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
-def _linear_layers(state: dict[str, torch.Tensor]) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The (weight, bias) pairs of an MLP's state dict, input layer first."""
-    weights = [k for k in state if k.endswith(".weight")]
-    return [(state[k], state[k[: -len("weight")] + "bias"]) for k in weights]
-
-
 def _load_state(path: str) -> dict[str, torch.Tensor]:
-    if not os.path.isfile(path):
-        raise ValueError(
-            f"no file {path!r}; save the actor's network with "
-            f"torch.save(policy_net.state_dict(), {path!r}) (docs/own-agent.md)"
-        )
-    return torch.load(path, map_location="cpu", weights_only=True)  # tensors only: no pickle
+    return load_state(path, "the actor's network", "policy_net")
 
 
 def load_module(path: str, activation: str = "tanh") -> MLP:
@@ -55,7 +45,7 @@ def load_module(path: str, activation: str = "tanh") -> MLP:
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, not {activation!r}")
     state = _load_state(path)
-    hidden = [int(w.shape[0]) for w, _ in _linear_layers(state)[:-1]]
+    hidden = [int(w.shape[0]) for w, _ in linear_layers(state)[:-1]]
     net = MLP(in_features=OBS_SIZE, out_features=NUM_ACTIONS, num_cells=hidden,
               activation_class=ACTIVATIONS[activation])
     try:
@@ -86,12 +76,7 @@ class TorchRLAgent:
 
 def to_policy_file(path: str, out: str, activation: str = "tanh") -> None:
     """Write the network saved at ``path`` as a numpy policy file ``out`` (``.npz``)."""
-    from sixtysix_env.policy import PolicyNetwork, save_policy
-
-    state = _load_state(path)
-    layers = [(w.numpy().T, b.numpy()) for w, b in _linear_layers(state)]  # torch: (out, in)
-    network = PolicyNetwork([w for w, _ in layers], [b for _, b in layers], activation)
-    save_policy(out, network, {"name": "torchrl-ppo", "training": {"algorithm": "TorchRL PPO"}})
+    write_policy_file(_load_state(path), out, activation, "torchrl-ppo", "TorchRL PPO")
 
 
 if __name__ == "__main__":

@@ -331,20 +331,13 @@ class _Search:
                 bit = 1 << c
                 m ^= bit
                 hl2 = hl ^ bit
-                ml2 = ml
-                if can_marry and PB[c] and hl & PB[c]:
-                    # Declaring never hurts the declarer: search it only.
-                    ml2 = ml + MP[c]
-                    if cl + ml2 >= going_out:
-                        val = went_out(0, cl, cf, ml2, mf, tl, tf, clo)
-                        if val > best:
-                            best = val
-                            if val > alpha:
-                                alpha = val
-                                if alpha >= beta:
-                                    break
-                        continue
-                val = follow(hl2, hf, c, cl, cf, ml2, mf, tl, tf, clo, alpha, beta)
+                # Declaring never hurts the declarer: search it only.
+                marries = can_marry and PB[c] and hl & PB[c]
+                ml2 = ml + MP[c] if marries else ml
+                if marries and cl + ml2 >= going_out:
+                    val = went_out(0, cl, cf, ml2, mf, tl, tf, clo)
+                else:
+                    val = follow(hl2, hf, c, cl, cf, ml2, mf, tl, tf, clo, alpha, beta)
                 if val > best:
                     best = val
                     if val > alpha:

@@ -9,7 +9,7 @@ import sys
 
 from ..agents import make_agent
 from ..errors import SixtySixError
-from ..evaluation.cli import add_address_argument
+from ..evaluation.cli import add_address_argument, add_agents_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
 from ..files import write_json
@@ -48,14 +48,7 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..evaluation.cli import agent_names_help
-
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = f"{agent_names_help()}\n\n{EPILOG}"
-    parser.add_argument(
-        "agents", nargs="*",
-        help="agents to benchmark (the kinds of name are below)",
-    )
+    add_agents_argument(parser, EPILOG, "*", "agents to benchmark (the kinds of name are below)")
     parser.add_argument("--ladder", action="store_true",
                         help="benchmark every rung of the ladder too (its round robin; "
                         "writes PROTOCOL-ladder.json, the ladder's ratings, into --out-dir)")

@@ -48,13 +48,18 @@ heuristic = 1500, when heuristic plays; else at random = 1000, else at the
 first agent = 1000. The table's title names the anchor."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_agents_argument(parser: argparse.ArgumentParser, epilog: str, nargs: str,
+                        help: str) -> None:
+    """A command's agent names (the positional ``agents``); its --help ends with the kinds
+    of name, then the command's own ``epilog``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = f"{agent_names_help()}\n\n{EPILOG}"
-    parser.add_argument(
-        "agents", nargs="+",
-        help="the agents to rank, two or more (the kinds of name are below)",
-    )
+    parser.epilog = f"{agent_names_help()}\n\n{epilog}"
+    parser.add_argument("agents", nargs=nargs, help=help)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_agents_argument(parser, EPILOG, "+",
+                        "the agents to rank, two or more (the kinds of name are below)")
     n = parser.add_mutually_exclusive_group()
     n.add_argument("--deals", type=int, help="paired deals per pair, 2 hands each (default 200)")
     n.add_argument("--hands", type=int, help="hands per pair (rounded up to whole paired deals)")

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import TextIO
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
+from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, parse_marriage
 from ..agents import agent_names
 from ..cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
 from ..rules import (
@@ -248,14 +248,9 @@ class TerminalGame:
     def parse_card_words(text: str, view: PlayerView) -> int:
         """``KH`` (declaring its marriage when possible), ``marry KH``, ``play KH``."""
         low = text.strip().lower()
-        for prefix in ("marry", "m"):
-            if low.startswith(prefix) and len(low) > len(prefix):
-                rest = low[len(prefix):].lstrip(" -:")
-                if rest:
-                    try:
-                        return marriage_action(parse_card_text(rest))
-                    except ValueError:
-                        break
+        marriage = parse_marriage(low, parse_card_text)
+        if marriage is not None:
+            return marriage
         if low.startswith("play "):
             return parse_card_text(low[5:])  # a king or queen without declaring
         return card_for_move(view, parse_card_text(low))

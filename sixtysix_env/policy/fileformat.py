@@ -488,19 +488,27 @@ def _architecture(meta: dict[str, Any], where: str) -> tuple[list[list[int]], st
     return layers, activation
 
 
+def _may_declare(meta: dict[str, Any], where: str, key: str, version: int, its: str,
+                 one_with: str) -> bool:
+    """Whether the file is of format ``version``, the one whose architecture may declare
+    ``key``; a file of another version that declares it (``its``) is refused."""
+    if meta["format_version"] == version:
+        return True
+    _require(
+        key not in meta["architecture"],
+        where,
+        f"a file of format version {meta['format_version']} declares {its}; one with "
+        f"{one_with} is version {version}",
+    )
+    return False
+
+
 def _inputs(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     """What the first layer reads: the observation alone, but in a version 3 file, whose
     ``architecture.inputs`` lists the observation and the action mask in their order."""
-    arch = meta["architecture"]
-    if meta["format_version"] != INPUTS_FORMAT_VERSION:
-        _require(
-            "inputs" not in arch,
-            where,
-            f"a file of format version {meta['format_version']} declares its inputs; one "
-            f"with inputs is version {INPUTS_FORMAT_VERSION}",
-        )
+    if not _may_declare(meta, where, "inputs", INPUTS_FORMAT_VERSION, "its inputs", "inputs"):
         return OBSERVATION_ONLY
-    inputs = arch.get("inputs")
+    inputs = meta["architecture"].get("inputs")
     allowed = [list(order) for order in (("observation", "action_mask"),
                                          ("action_mask", "observation"))]
     _require(
@@ -514,16 +522,10 @@ def _inputs(meta: dict[str, Any], where: str) -> tuple[str, ...]:
 
 def _symmetry(meta: dict[str, Any], where: str) -> str | None:
     """The architecture's symmetry: one of SYMMETRIES in a version 2 file, else none."""
-    arch = meta["architecture"]
-    if meta["format_version"] != SYMMETRY_FORMAT_VERSION:
-        _require(
-            "symmetry" not in arch,
-            where,
-            f"a file of format version {meta['format_version']} declares a symmetry; one with "
-            f"a symmetry is version {SYMMETRY_FORMAT_VERSION}",
-        )
+    if not _may_declare(meta, where, "symmetry", SYMMETRY_FORMAT_VERSION, "a symmetry",
+                        "a symmetry"):
         return None
-    symmetry = arch.get("symmetry")
+    symmetry = meta["architecture"].get("symmetry")
     _require(
         type(symmetry) is str and symmetry in SYMMETRIES,
         where,

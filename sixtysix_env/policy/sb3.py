@@ -117,16 +117,24 @@ def read_model_record(path: str | os.PathLike, where: str | None = None) -> dict
         raise SB3ModelError(f"{where} is not a readable zip file ({e})") from None
 
 
-def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
+def _member(zf: zipfile.ZipFile, where: str, name: str, missing: str, too_big: str,
+            limit: int) -> zipfile.ZipInfo:
+    """The model's zip member ``name``, refused where the model has none (it has no
+    ``missing``) or where it is over ``limit`` bytes (``too_big``, formatted with its ``size``
+    and the ``limit``)."""
     try:
-        info = zf.getinfo("data")
+        info = zf.getinfo(name)
     except KeyError:
-        raise SB3ModelError(f"{where} is not an SB3 model: it has no 'data' record") from None
-    if info.file_size > _MAX_DATA_BYTES:
-        raise SB3ModelError(
-            f"{where}: its 'data' record is {info.file_size} bytes, over the "
-            f"{_MAX_DATA_BYTES} read here"
-        )
+        raise SB3ModelError(f"{where} is not an SB3 model: it has no {missing}") from None
+    if info.file_size > limit:
+        raise SB3ModelError(f"{where}: " + too_big.format(size=info.file_size, limit=limit))
+    return info
+
+
+def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
+    info = _member(zf, where, "data", "'data' record",
+                   "its 'data' record is {size} bytes, over the {limit} read here",
+                   _MAX_DATA_BYTES)
     try:
         data = json.loads(zf.read(info).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError, zlib.error) as e:
@@ -201,15 +209,9 @@ def _check_extractor(data: dict[str, Any], where: str) -> None:
 
 def _weights(zf: zipfile.ZipFile, where: str) -> dict[str, np.ndarray]:
     """``policy.pth``'s tensors as float32 arrays (torch.load with weights_only=True)."""
-    try:
-        info = zf.getinfo("policy.pth")
-    except KeyError:
-        raise SB3ModelError(f"{where} is not an SB3 model: it has no 'policy.pth'") from None
-    if info.file_size > _MAX_WEIGHT_BYTES:
-        raise SB3ModelError(
-            f"{where}: its weights are {info.file_size} bytes, over the {_MAX_WEIGHT_BYTES} "
-            "of a policy file's limits"
-        )
+    info = _member(zf, where, "policy.pth", "'policy.pth'",
+                   "its weights are {size} bytes, over the {limit} of a policy file's limits",
+                   _MAX_WEIGHT_BYTES)
     try:
         import torch  # noqa: PLC0415  the [train] extra, only to read SB3's weights
     except ModuleNotFoundError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _positions import open_views, solved_positions
 
 from sixtysix_env import PRESETS, new_hand, player_view
 from sixtysix_env.actions import CLOSE, EXCHANGE, NUM_ACTIONS
@@ -20,7 +21,7 @@ from sixtysix_env.agents import (
     register_agent,
 )
 from sixtysix_env.agents.expert import rollout_action, rollout_value
-from sixtysix_env.agents.heuristic import close_estimate, obvious_action, sure_winners
+from sixtysix_env.agents.heuristic import close_estimate, sure_winners
 from sixtysix_env.agents.solver import Solver
 from sixtysix_env.engine import HAND, TO_MOVE
 
@@ -172,24 +173,6 @@ def test_expert_sees_only_the_view():
     assert checked == 40
 
 
-def solved_positions(count, seed, preset="altmisalti"):
-    """Positions with the stock exhausted (perfect information), seat to move has a choice."""
-    rng = random.Random(seed)
-    h = HeuristicAgent()
-    out = []
-    while len(out) < count:
-        s = new_hand(rng, dealer=rng.randrange(2), rules=preset)
-        while not s.is_terminal():
-            p = s.current_player()
-            if s.is_exhausted() and len(s.legal_actions()) > 1:
-                out.append(s)
-                if rng.random() < 0.5:
-                    break
-            s = s.apply(h.act(player_view(s, p), rng) if rng.random() < 0.7
-                        else rng.choice(s.legal_actions()))
-    return out
-
-
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @pytest.mark.slow
 def test_expert_never_picks_a_move_the_solver_proves_worse(preset):
@@ -272,29 +255,13 @@ def test_agent_listing_names_the_close_options():
     assert "close_margin" not in text
 
 
-def open_views(count, seed):
-    """Views of the seat to move in the open phase with a real choice (heuristic play)."""
-    rng = random.Random(seed)
-    h = HeuristicAgent()
-    out = []
-    while len(out) < count:
-        s = new_hand(rng, dealer=rng.randrange(2))
-        while not s.is_terminal() and s.closed_by is None and s.stock_left > 0:
-            view = player_view(s, s.current_player())
-            searched = obvious_action(view.legal_mask) is None
-            if searched and len(view.legal_actions()) > 2 and rng.random() < 0.3:
-                out.append(view)
-            s = s.apply(h.act(view, rng))
-    return out
-
-
 def test_expert_prior_is_the_default_move():
     """With a prior, the move ``margin`` protects is the policy's argmax, not the heuristic's."""
     policy = make_agent("sixtysix-ppo")
     guided = make_agent("expert:prior=sixtysix-ppo,samples=4,margin=100")
     plain = ExpertAgent(samples=4, margin=100)
     differs = 0
-    for view in open_views(30, seed=8):
+    for view in open_views(30, seed=8, choices=3):
         choice = guided.act(view, random.Random(1))
         assert choice == policy.act(view, random.Random(1))
         differs += plain.act(view, random.Random(1)) != choice
@@ -304,7 +271,7 @@ def test_expert_prior_is_the_default_move():
 def test_expert_prior_weight_moves_the_choice_towards_the_prior():
     policy = make_agent("sixtysix-ppo")
     heavy = ExpertAgent(samples=4, margin=0, prior="sixtysix-ppo", prior_weight=1000.0)
-    for view in open_views(10, seed=9):
+    for view in open_views(10, seed=9, choices=3):
         action, values = heavy.decide(view, random.Random(2))
         probs = policy.action_probabilities(view)
         assert action == max(values, key=lambda a: probs[a])
@@ -371,7 +338,7 @@ def test_guided_is_the_expert_with_the_shipped_prior():
     assert "guided" in agent_names()
     g2 = make_agent("guided:rollout_prior=false,samples=8")
     assert (g2.rollout_prior, g2.samples) == (False, 8)
-    view = open_views(1, seed=3)[0]
+    view = open_views(1, seed=3, choices=3)[0]
     assert g.act(view, random.Random(0)) in view.legal_actions()
 
 
@@ -395,7 +362,7 @@ def test_the_prior_plays_the_rollout_moves_of_the_seats_it_is_given(opponent, se
         return inner(state)
 
     e._prior_move = spy
-    for view in open_views(4, seed=12):
+    for view in open_views(4, seed=12, choices=3):
         del movers[:]
         e.decide(view, random.Random(0))
         expected = {view.seat} if seats == "me" else {0, 1}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from _positions import open_views
 
-from sixtysix_env import make_rules, new_hand, player_view
-from sixtysix_env.agents.heuristic import HeuristicAgent, obvious_action
+from sixtysix_env import make_rules
 from sixtysix_env.agents.registry import make_agent
 from sixtysix_env.agents.solver import Solver
 from sixtysix_env.evaluation.play import play_paired_deal
@@ -60,21 +60,6 @@ def test_guided_same_games():
 def test_same_games_at_full_strength(spec):
     assert_same_games(spec + ":samples=64", 12, seed=5)
     assert_same_games(spec + ":samples=64", 4, seed=9, rules_name="pagat66")
-
-
-def open_views(count, seed, rules="altmisalti"):
-    """Views of the seat to move in the open phase with a real choice (heuristic play)."""
-    rng = random.Random(seed)
-    h = HeuristicAgent()
-    out = []
-    while len(out) < count:
-        s = new_hand(rng, dealer=rng.randrange(2), rules=rules)
-        while not s.is_terminal() and s.closed_by is None and s.stock_left > 0:
-            view = player_view(s, s.current_player())
-            if obvious_action(view.legal_mask) is None and rng.random() < 0.3:
-                out.append(view)
-            s = s.apply(h.act(view, rng))
-    return out
 
 
 @pytest.mark.parametrize("spec", [

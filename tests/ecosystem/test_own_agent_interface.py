@@ -2,7 +2,7 @@
 module it names in an empty folder, is found from that folder by the commands it shows.
 
 No RL library is needed, so this runs in every lane (the library sections have their own
-tests beside this one: test_own_agent_tianshou.py, test_own_agent_torchrl.py and
+tests: test_own_agent_libraries.py beside this one, for Tianshou and TorchRL, and
 tests/training/test_own_agent_rllib.py).
 """
 

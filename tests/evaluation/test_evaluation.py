@@ -143,29 +143,6 @@ def test_illegal_action_from_a_worker_process():
         evaluate(["random", _Illegal()], deals=4, seed=0, workers=2)
 
 
-class _Interrupt:
-    name = "quitter"
-
-    def __init__(self, after):
-        self.after = after
-        self.calls = 0
-
-    def act(self, view, rng):
-        self.calls += 1
-        if self.calls > self.after:
-            raise KeyboardInterrupt
-        legal = view.legal_actions()
-        return legal[rng.randrange(len(legal))]
-
-
-def test_ctrl_c_keeps_what_was_measured(tmp_path):
-    path = tmp_path / "stopped.json"
-    res = evaluate(["random", _Interrupt(after=300)], deals=100, seed=0, json_path=str(path))
-    assert not res.complete and "interrupted" in res.stopped
-    assert 0 < res.pairs[0].deals < 100
-    assert json.loads(path.read_text())["pairs"][0]["deals"] == res.pairs[0].deals
-
-
 def test_bad_input():
     with pytest.raises(ValueError, match="exactly one"):
         evaluate(["random", "heuristic"])

@@ -16,21 +16,38 @@ from sixtysix_env import evaluation
 from sixtysix_env.evaluation import evaluate
 
 
-class _SigtermAfter:
-    """Plays randomly, and sends this process SIGTERM at its ``after``-th decision."""
+class _StopsAt:
+    """Plays randomly, and stops the run at its ``at``-th decision with ``stop()``."""
 
-    name = "sigterm"
-
-    def __init__(self, after):
-        self.after = after
+    def __init__(self, name, at, stop):
+        self.name = name
+        self.at = at
+        self.stop = stop
         self.calls = 0
 
     def act(self, view, rng):
         self.calls += 1
-        if self.calls == self.after:
-            os.kill(os.getpid(), signal.SIGTERM)
+        if self.calls == self.at:
+            self.stop()
         legal = view.legal_actions()
         return legal[rng.randrange(len(legal))]
+
+
+def _ctrl_c():
+    raise KeyboardInterrupt
+
+
+def _sigterm():
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def test_ctrl_c_keeps_what_was_measured(tmp_path):
+    path = tmp_path / "stopped.json"
+    res = evaluate(["random", _StopsAt("quitter", 301, _ctrl_c)], deals=100, seed=0,
+                   json_path=str(path))
+    assert not res.complete and "interrupted" in res.stopped
+    assert 0 < res.pairs[0].deals < 100
+    assert json.loads(path.read_text())["pairs"][0]["deals"] == res.pairs[0].deals
 
 
 def stale(path):
@@ -41,7 +58,8 @@ def test_sigterm_midway_saves_the_partial_result(tmp_path):
     path = tmp_path / "run.json"
     stale(path)
     before = signal.getsignal(signal.SIGTERM)
-    res = evaluate(["random", _SigtermAfter(after=300)], deals=100, seed=0, json_path=str(path))
+    res = evaluate(["random", _StopsAt("sigterm", 300, _sigterm)], deals=100, seed=0,
+                   json_path=str(path))
     assert not res.complete and res.stopped == "terminated (SIGTERM)"
     assert 0 < res.pairs[0].deals < 100
     data = json.loads(path.read_text())
@@ -121,7 +139,7 @@ def test_run_exits_143_after_sigterm(monkeypatch, capsys):
     real = evaluate
 
     def fake(agents, **kw):
-        return real(["random", _SigtermAfter(after=50)], **kw)
+        return real(["random", _StopsAt("sigterm", 50, _sigterm)], **kw)
 
     monkeypatch.setattr(evaluation.cli, "evaluate", fake)
     args = argparse.Namespace(agents=["random", "random"], matches=None, hands=None, deals=20,

@@ -144,15 +144,18 @@ def test_shipped_names_are_offered_everywhere_a_name_is():
     assert "sixtysix-ppo" in options["opponents"]
 
 
-def test_agent_errors_name_what_is_allowed(tmp_path):
-    with pytest.raises(AgentSpecError, match="shipped policies: sixtysix-ppo"):
-        make_agent("sixtysix-pp")
-    with pytest.raises(AgentSpecError, match="no option 'foo'.*samples=64"):
-        make_agent("expert:foo=1")
-    with pytest.raises(AgentSpecError, match="'random'.*no option 'seed'; it takes no options"):
-        make_agent("random:seed=1")
-    with pytest.raises(AgentSpecError, match="no option 'foo'.*deterministic=True"):
-        make_agent("sixtysix-ppo:foo=1")
+@pytest.mark.parametrize(("spec", "says"), [
+    ("sixtysix-pp", "shipped policies: sixtysix-ppo"),
+    ("expert:foo=1", "no option 'foo'.*samples=64"),
+    ("random:seed=1", "'random'.*no option 'seed'; it takes no options"),
+    ("sixtysix-ppo:foo=1", "no option 'foo'.*deterministic=True"),
+])
+def test_agent_errors_name_what_is_allowed(spec, says):
+    with pytest.raises(AgentSpecError, match=says):
+        make_agent(spec)
+
+
+def test_a_training_run_folder_is_refused_naming_the_export(tmp_path):
     run = tmp_path / "runs" / "quickstart"
     (run / "best").mkdir(parents=True)
     (run / "config.yaml").write_text("name: quickstart\n")

@@ -502,6 +502,15 @@
     $("declare").hidden = true;
   }
 
+  // A move or a next hand the server refused: say why, and show the game as it was (a new
+  // match where the server no longer knows this one).
+  function refused(r) {
+    toast(r.data.error || `The server answered ${r.status}.`, true);
+    setBusy(false);
+    if (r.status === 404) return newMatch();
+    render(game);
+  }
+
   async function play(action, cardNode) {
     if (busy || !game) return;
     setBusy(true);
@@ -515,13 +524,7 @@
     }
     $("status").textContent = "The computer is thinking\u2026";
     const r = await api("POST", `/api/games/${game.game_id}/act`, { action });
-    if (!r.ok) {
-      toast(r.data.error || `The server answered ${r.status}.`, true);
-      setBusy(false);
-      if (r.status === 404) return newMatch();
-      render(game);
-      return;
-    }
+    if (!r.ok) return refused(r);
     await replay(r.data.steps);
     setBusy(false);
     render(r.data);
@@ -533,13 +536,7 @@
     $("summary").hidden = true;
     summaryHidden = false;
     const r = await api("POST", `/api/games/${game.game_id}/next`);
-    if (!r.ok) {
-      toast(r.data.error || `The server answered ${r.status}.`, true);
-      setBusy(false);
-      if (r.status === 404) return newMatch();
-      render(game);
-      return;
-    }
+    if (!r.ok) return refused(r);
     shownPoints = 0;
     // Show the fresh deal before the computer's opening moves.
     const fresh = r.data;

@@ -1,0 +1,21 @@
+"""Hands played in the experiments: the studied seat's decisions, the opponent's moves
+played in between."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sixtysix_env.engine import State
+from sixtysix_env.view import player_view
+
+
+def opponent_moves(state: State, seat: int, opponent: Any, rng: random.Random) -> State:
+    """``state`` once ``opponent`` (drawing on ``rng``) has played its moves, up to
+    ``seat``'s turn or the end of the hand."""
+    while state.result is None:
+        p = state.current_player()
+        if p == seat:
+            break
+        state = state.apply(opponent.act(player_view(state, p), rng))
+    return state

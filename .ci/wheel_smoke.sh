@@ -65,7 +65,7 @@ assert importlib.util.find_spec("sixtysix_training") is not None
 assert importlib.util.find_spec("torch") is None, "torch in a core + [play] install"
 print("sixtysix_env from", os.path.dirname(here))
 
-from sixtysix_env.shipped import shipped_policies
+from sixtysix_env.policy.shipped import shipped_policies
 
 ppo = shipped_policies()["sixtysix-ppo"]
 assert ppo.card is not None and ppo.curve is not None, ppo

@@ -2,5 +2,5 @@
 
 This folder is installed as the package data ``sixtysix_env.checkpoints``
 (see ``pyproject.toml``), so ``make_agent("NAME")`` finds each policy by
-name after a plain ``pip install``; :mod:`sixtysix_env.shipped` lists them.
+name after a plain ``pip install``; :mod:`sixtysix_env.policy.shipped` lists them.
 """

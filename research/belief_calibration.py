@@ -1,4 +1,4 @@
-"""How well beliefs (sixtysix_env.beliefs) place the hidden cards, against the uniform draw.
+"""How well beliefs (sixtysix_env.agents.beliefs) place the hidden cards, against the uniform draw.
 
 Plays ``--hands`` hands in which both seats are ``--players`` (an agent's name),
 and at every decision (from the seat to move's view, once the opponent has made a
@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
-from sixtysix_env import beliefs
+from sixtysix_env.agents import beliefs
 from sixtysix_env.agents.models import opponent_model
 from sixtysix_env.agents.registry import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.view import hidden_places, player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import hidden_places, player_view
 
 BINS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0 + 1e-9)
 

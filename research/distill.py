@@ -41,11 +41,11 @@ from typing import Any
 import numpy as np
 
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_VERSION, observe_view
-from sixtysix_env.progress import progress_bar
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import OBS_VERSION, observe_view
+from sixtysix_env.util.progress import progress_bar
 from sixtysix_training.bc import stack_records
 
 DATA_FORMAT = "sixtysix-distill-data/1"

@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import State, new_hand
-from sixtysix_env.env.observation import INDEX, OBS_SIZE, OBS_VERSION, observe_view
+from sixtysix_env.game.actions import CLOSE, NUM_ACTIONS
+from sixtysix_env.game.engine import State, new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import INDEX, OBS_SIZE, OBS_VERSION, observe_view
 
 from .distill import read_meta
 from .hands import opponent_moves

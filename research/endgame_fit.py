@@ -58,14 +58,14 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.solver import Solver
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, observe_view
+from sixtysix_env.game.actions import CLOSE, NUM_ACTIONS
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, OBS_VERSION, observe_view
 
 from .distill import load_data
 

@@ -25,9 +25,9 @@ import time
 
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.solver import Solver
-from sixtysix_env.engine import new_hand
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 
 from .hands import opponent_moves
 

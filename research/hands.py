@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sixtysix_env.engine import State
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import State
+from sixtysix_env.game.view import player_view
 
 
 def opponent_moves(state: State, seat: int, opponent: Any, rng: random.Random) -> State:

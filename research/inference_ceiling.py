@@ -18,8 +18,8 @@ import random
 
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.expert import ExpertAgent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.view import determinize, player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import determinize, player_view
 
 
 class ToldExpert(ExpertAgent):

@@ -44,11 +44,11 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from sixtysix_env.actions import CLOSE, FIRST_MARRIAGE
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import PlayerView, player_view
+from sixtysix_env.game.actions import CLOSE, FIRST_MARRIAGE
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import PlayerView, player_view
 
 from .hands import opponent_moves
 

@@ -22,11 +22,11 @@ import numpy as np
 
 from sixtysix_env.agents.models import opponent_model
 from sixtysix_env.agents.registry import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import encode_with_mask
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy.fileformat import save_policy
 from sixtysix_env.policy.network import PolicyNetwork
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import encode_with_mask
 
 
 def record(agent_spec: str, hands: int, seed: int, rules: str):

@@ -1,10 +1,15 @@
 """sixtysix: the card game Sixty-Six (Altmisalti) for reinforcement learning.
 
-The rules engine (this package's core) imports nothing beyond the standard
-library; the environments live in their own modules.
+The folders are the layers, bottom to top: ``util`` (standard-library
+helpers), ``game`` (the rules tower, standard library only), ``policy`` (the
+observation and the numpy networks), ``batched`` (the compiled engine),
+``agents``, ``env`` (the environments, their adapters and the AEC page), and
+the front doors ``evaluation``, ``benchmark``, ``play`` and ``cli``
+(``docs/architecture.md``). Importing this package loads the rules engine only;
+``sixtysix_v0`` and ``openspiel_game`` are imported on first use.
 """
 
-from .actions import (
+from .game.actions import (
     CLOSE,
     EXCHANGE,
     NUM_ACTIONS,
@@ -13,8 +18,8 @@ from .actions import (
     marriage_action,
     parse_action,
 )
-from .cards import card_code, cards_of, mask_of, parse_card
-from .engine import (
+from .game.cards import card_code, cards_of, mask_of, parse_card
+from .game.engine import (
     FAILED_CLOSE,
     LAST_TRICK,
     TIE,
@@ -30,13 +35,12 @@ from .engine import (
     play_actions,
     random_deck,
 )
-from .errors import DeckError, IllegalActionError, RuleConfigError, SixtySixError
-from .match import Match
-from .render import render_state, render_view
-from .rules import PRESETS, RuleConfig, make_rules
-from .view import PlayerView, determinize, player_view
-
-__version__ = "0.1.0"
+from .game.match import Match
+from .game.render import render_state, render_view
+from .game.rules import PRESETS, RuleConfig, make_rules
+from .game.view import PlayerView, determinize, player_view
+from .util.errors import DeckError, IllegalActionError, RuleConfigError, SixtySixError
+from .util.version import __version__ as __version__
 
 __all__ = [
     "CLOSE",
@@ -79,9 +83,31 @@ __all__ = [
     "render_view",
 ]
 
+# The environment pages, imported on first use (PettingZoo and OpenSpiel are heavy, and
+# OpenSpiel optional): ``from sixtysix_env import sixtysix_v0`` as PettingZoo's own
+# environments are imported.
+_LAZY_MODULES = {
+    "sixtysix_v0": "sixtysix_env.env.sixtysix_v0",
+    "openspiel_game": "sixtysix_env.env.openspiel",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        module = importlib.import_module(_LAZY_MODULES[name])
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'sixtysix_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY_MODULES])
+
 # Gymnasium registration of the single-agent environment (``SixtySix-v0``), done
 # when Gymnasium is imported (so importing this package loads neither Gymnasium
 # nor numpy).
-from .gym_registration import install as _install_gym_registration  # noqa: E402
+from .env.registration import install as _install_gym_registration  # noqa: E402
 
 _install_gym_registration()

@@ -18,11 +18,11 @@ import importlib
 import sys
 import warnings
 
-from . import __version__
+from .util.version import __version__
 
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("sixtysix_env.demo", "deal a hand and play it out between two agents"),
+    "demo": ("sixtysix_env.play.demo", "deal a hand and play it out between two agents"),
     "agents": (
         "sixtysix_env.agents.listing",
         "list the agents and shipped policies, with their figures",
@@ -83,7 +83,7 @@ def _missing_extra(name: str, e: ModuleNotFoundError) -> str | None:
 
 
 def _usage() -> str:
-    from .shipped import shipped_names
+    from .policy.shipped import shipped_names
 
     lines = ["usage: sixtysix [--version] COMMAND [options]", "", "commands:"]
     for name, (_, text) in COMMANDS.items():

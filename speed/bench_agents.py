@@ -25,8 +25,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sixtysix_env import new_hand, player_view
-from sixtysix_env.actions import CLOSE
 from sixtysix_env.agents import HeuristicAgent, Solver, make_agent
+from sixtysix_env.game.actions import CLOSE
 
 
 def _phase(view) -> str:

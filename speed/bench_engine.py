@@ -52,7 +52,7 @@ def sample_positions(n: int, seed: int) -> list:
 
 
 def micro(positions) -> tuple[float, float]:
-    from sixtysix_env.engine import State
+    from sixtysix_env.game.engine import State
 
     # legal_actions on fresh copies (its mask is cached per state).
     fresh = [p._copy() for p in positions]

@@ -19,7 +19,7 @@ import time
 import ray
 
 from sixtysix_env.evaluation import evaluate
-from sixtysix_env.machine import machine
+from sixtysix_env.util.machine import machine
 
 
 def _figures(res) -> dict:

@@ -131,7 +131,7 @@ def eval_rates(agents: list[str], deals: int, seed: int) -> list[tuple[float, li
     """Hands per second and the records of one evaluation per hand, in lock-step, and in
     lock-step with one matrix product per batch for the policies (``exact=False``)."""
     from sixtysix_env.agents import make_agent
-    from sixtysix_env.batched.opponents import BatchedPolicy
+    from sixtysix_env.agents.batch import BatchedPolicy
     from sixtysix_env.evaluation import runner
     from sixtysix_env.policy.agent import PolicyAgent
 
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     best = max(curve, key=curve.get)
 
     from sixtysix_env.agents import make_agent
-    from sixtysix_env.batched.opponents import BatchedPolicy
+    from sixtysix_env.agents.batch import BatchedPolicy
 
     print(f"\n## 1b. Other opponents, num_envs={best:,}\n")
     print("| opponent | steps/s |")

@@ -14,9 +14,9 @@ import argparse
 import random
 
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 
 
 def self_agreement(hands: int, teacher: str, learner: str = "sixtysix-ppo") -> tuple[int, int]:

@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sixtysix_env import new_hand, player_view
 from sixtysix_env.agents import HeuristicAgent, make_agent
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
-from sixtysix_env.machine import machine
+from sixtysix_env.policy.observation import OBS_SIZE, observe_view
+from sixtysix_env.util.machine import machine
 
 
 def positions(hands: int, seed: int) -> list:

@@ -23,7 +23,7 @@ import time
 
 from sixtysix_env.agents import make_agent
 from sixtysix_env.evaluation.play import play_paired_deal
-from sixtysix_env.rules import make_rules
+from sixtysix_env.game.rules import make_rules
 
 
 def run_variant(spec: str, opponent: str, deals: int, seed: int, rules: str) -> dict:

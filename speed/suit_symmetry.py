@@ -27,12 +27,12 @@ import itertools
 
 import numpy as np
 
-from sixtysix_env.actions import suit_relabelled_actions
 from sixtysix_env.agents import make_agent
-from sixtysix_env.env.observation import suit_relabelling
 from sixtysix_env.evaluation import evaluate
 from sixtysix_env.evaluation.report import plain_table
+from sixtysix_env.game.actions import suit_relabelled_actions
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork
+from sixtysix_env.policy.observation import suit_relabelling
 
 
 def _parity(p: tuple[int, ...]) -> int:

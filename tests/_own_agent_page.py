@@ -49,7 +49,7 @@ class Recorder:
         self.seen: list = []
 
     def act(self, view, rng: random.Random) -> int:
-        from sixtysix_env.env.observation import observe_view
+        from sixtysix_env.policy.observation import observe_view
 
         action = self.agent.act(view, rng)
         self.seen.append((observe_view(view), view, action))

@@ -3,7 +3,7 @@
 * The repository's root on the import path, for ``examples/`` (code a user copies,
   not installed with the package).
 * ``two_blas_threads``: numpy's BLAS set to two threads for a test of
-  :mod:`sixtysix_env.blas`, put back afterwards.
+  :mod:`sixtysix_env.evaluation.blas`, put back afterwards.
 * The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` file sets it
   (``pytestmark``), and when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
   slow and not ecosystem"``), their files are not even imported, so collecting
@@ -34,7 +34,7 @@ def two_blas_threads():
     pytest.importorskip("threadpoolctl", reason="threadpoolctl (the [eval] extra) is not installed")
     from threadpoolctl import threadpool_info
 
-    from sixtysix_env.blas import numpy_blas
+    from sixtysix_env.evaluation.blas import numpy_blas
 
     libs = numpy_blas()
     if not libs:

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from sixtysix_env.cli import main
-from sixtysix_env.shipped import shipped_names
+from sixtysix_env.policy.shipped import shipped_names
 
 #: Where each command takes an agent spec ("{}"), and the extra it needs.
 AGENT_COMMANDS = {

@@ -23,12 +23,12 @@ import numpy as np
 
 from sixtysix_env import PRESETS, new_hand
 from sixtysix_env.agents import make_agent
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.game.render import describe_event
+from sixtysix_env.game.view import player_view
 from sixtysix_env.play.session import explain_result
 from sixtysix_env.policy import read_policy
-from sixtysix_env.render import describe_event
-from sixtysix_env.shipped import shipped_policies
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE
+from sixtysix_env.policy.shipped import shipped_policies
 
 
 def _short(data: bytes) -> str:

@@ -26,21 +26,21 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.batched import kernels as kn
-from sixtysix_env.batched.engine import BatchedHands
-from sixtysix_env.batched.heuristic import play_heuristic_until
-from sixtysix_env.batched.opponents import (
+from sixtysix_env.agents.batch import (
     BatchedHeuristic,
     BatchedPolicy,
     BatchedRandom,
     batched,
 )
-from sixtysix_env.cards import NUM_CARDS
-from sixtysix_env.engine import deal_from_deck
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.batched import kernels as kn
+from sixtysix_env.batched.engine import BatchedHands
+from sixtysix_env.batched.heuristic import play_heuristic_until
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.cards import NUM_CARDS
+from sixtysix_env.game.engine import deal_from_deck
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy.agent import PolicyAgent
-from sixtysix_env.rules import make_rules
+from sixtysix_env.policy.observation import OBS_SIZE
 
 from .learner_games import LearnerGames
 from .learning import PRIV_SIZE, SuitRenamer

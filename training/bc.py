@@ -26,13 +26,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
-from sixtysix_env.progress import progress_bar
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, observe_view
+from sixtysix_env.util.progress import progress_bar
 
 from .learning import PRIV_SIZE, SuitRenamer, privileged_features
 

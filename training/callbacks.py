@@ -26,7 +26,7 @@ from stable_baselines3.common.logger import (
 )
 
 from sixtysix_env.policy import PolicyNetwork
-from sixtysix_env.progress import progress_bar
+from sixtysix_env.util.progress import progress_bar
 
 from .config import TrainConfig
 from .figures import eval_charts

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from sixtysix_env.files import write_text
+from sixtysix_env.util.files import write_text
 
 from .config_checks import check_config, coerce_value
 from .config_options import (

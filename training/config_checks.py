@@ -138,7 +138,7 @@ def _check_bounds(cfg: SharedOptions) -> None:
 
 def _check_choices(cfg: SharedOptions) -> None:
     """Options with a fixed set of allowed values, the rules preset among them."""
-    from sixtysix_env.rules import PRESETS
+    from sixtysix_env.game.rules import PRESETS
 
     for key, allowed in _CHOICES.items():
         if getattr(cfg, key) not in allowed:

@@ -23,7 +23,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from sixtysix_env.errors import SixtySixError
+from sixtysix_env.util.errors import SixtySixError
 
 
 class ConfigError(SixtySixError, ValueError):

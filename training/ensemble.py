@@ -189,7 +189,7 @@ def _member_record(path: str, meta: dict[str, Any], weight: float) -> dict[str, 
 
 def _resolve(policy: str) -> str:
     """A policy file's path: a shipped policy's name, or a path to a ``.npz``."""
-    from sixtysix_env.shipped import shipped_policies
+    from sixtysix_env.policy.shipped import shipped_policies
 
     shipped = shipped_policies().get(policy)
     if shipped is not None:

@@ -25,8 +25,8 @@ channel can single it out (ReLU can zero a channel outside the trump suit,
 after which the sum over suits is the trump suit's own value).
 
 The observation's own order is kept: which entry belongs to which suit comes
-from :data:`~sixtysix_env.env.observation.CARD_FIELDS` and
-:data:`~sixtysix_env.env.observation.SUIT_FIELDS`, the same table the
+from :data:`~sixtysix_env.policy.observation.CARD_FIELDS` and
+:data:`~sixtysix_env.policy.observation.SUIT_FIELDS`, the same table the
 renamings use. Each layer is a dense matrix gathered from the shared blocks,
 so the trained actor *is* a plain multi-layer perceptron with tied weights:
 it exports to the ordinary policy file (format version 1, numpy, one pass)
@@ -49,9 +49,9 @@ import numpy as np
 import torch as th
 from torch import nn
 
-from sixtysix_env.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS
-from sixtysix_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from sixtysix_env.env.observation import CARD_FIELDS, FIELDS, OBS_SIZE, SUIT_FIELDS
+from sixtysix_env.game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS
+from sixtysix_env.game.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from sixtysix_env.policy.observation import CARD_FIELDS, FIELDS, OBS_SIZE, SUIT_FIELDS
 
 #: The values of option ``actor_symmetry`` that build an actor of this module.
 ACTOR_SYMMETRIES = ("suits",)

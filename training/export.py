@@ -40,9 +40,9 @@ import sys
 import time
 from typing import Any
 
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
-from sixtysix_env.rules import make_rules
 
 from .config import TrainConfig, config_backend
 from .figures import (

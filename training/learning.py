@@ -9,8 +9,8 @@ exported policy sees:
   suits renamed is the same game. Each training episode draws one of the 24
   renamings and the learner sees that episode renamed: its observation and
   action mask through the index maps of
-  :func:`sixtysix_env.env.observation.suit_relabelling` and
-  :func:`sixtysix_env.actions.suit_relabelled_actions`, its chosen action
+  :func:`sixtysix_env.policy.observation.suit_relabelling` and
+  :func:`sixtysix_env.game.actions.suit_relabelled_actions`, its chosen action
   mapped back before the engine applies it. The network so meets every deal
   under all 24 names instead of learning 24 copies of one game.
 * **A privileged critic** (``privileged_critic``): the value network also
@@ -31,9 +31,9 @@ import itertools
 
 import numpy as np
 
-from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
-from sixtysix_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from sixtysix_env.env.observation import OBS_SIZE, suit_relabelling
+from sixtysix_env.game.actions import NUM_ACTIONS, suit_relabelled_actions
+from sixtysix_env.game.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from sixtysix_env.policy.observation import OBS_SIZE, suit_relabelling
 
 #: The hidden-card features a privileged critic adds, each indexed by card id:
 #: the opponent's hand, the face-down stock (as a set), and the next two cards
@@ -48,7 +48,7 @@ PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(N
 def privileged_features(state, seat: int) -> np.ndarray:
     """The hidden cards of a position as seen from ``seat``'s side (``PRIV_SIZE`` floats).
 
-    ``state`` is an engine :class:`~sixtysix_env.engine.State`. Only a critic
+    ``state`` is an engine :class:`~sixtysix_env.game.engine.State`. Only a critic
     may read these: they are exactly what the seat's information set hides.
     """
     out = np.zeros(PRIV_SIZE, np.float32)

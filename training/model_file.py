@@ -114,8 +114,8 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
     import gymnasium
     from gymnasium import spaces
 
-    from sixtysix_env.actions import NUM_ACTIONS
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.game.actions import NUM_ACTIONS
+    from sixtysix_env.policy.observation import OBS_SIZE
 
     from .learning import PRIV_SIZE
 
@@ -175,7 +175,7 @@ def _privileged_policy(
 ) -> tuple[Any, dict[str, Any]]:
     """The privileged-critic policy class, and the arguments only it takes: its actor's
     input size (the observation's) and the actor's symmetry."""
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy.observation import OBS_SIZE
 
     from .sb3_policy import PrivilegedCriticPolicy
 
@@ -270,8 +270,8 @@ def check_bounds(data: dict[str, Any], path: str) -> None:
     """Refuse a record that asks for more than a run here ever builds: its networks' layers
     and parameters, and its rollout's size (:data:`MAX_NET_LAYERS`, :data:`MAX_NET_PARAMETERS`,
     :data:`MAX_ROLLOUT`)."""
-    from sixtysix_env.actions import NUM_ACTIONS
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.game.actions import NUM_ACTIONS
+    from sixtysix_env.policy.observation import OBS_SIZE
 
     from .learning import PRIV_SIZE
 

@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from sixtysix_env.files import replaced
-from sixtysix_env.files import write_json as write_json_whole
+from sixtysix_env.util.files import replaced
+from sixtysix_env.util.files import write_json as write_json_whole
 
 from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
 

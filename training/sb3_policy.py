@@ -21,7 +21,7 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.policy.observation import OBS_SIZE
 
 from .equivariant import ACTOR_SYMMETRIES, suit_symmetric_actor
 

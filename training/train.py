@@ -42,7 +42,7 @@ import os
 import time
 from typing import Any
 
-from sixtysix_env.machine import machine
+from sixtysix_env.util.machine import machine
 
 from .config import ConfigError, TrainConfig
 from .lifecycle import close_run
@@ -102,7 +102,7 @@ def new_model(cfg: TrainConfig, env):
     }
     policy: Any = "MlpPolicy"
     if cfg.privileged_critic or cfg.actor_symmetry is not None:
-        from sixtysix_env.env.observation import OBS_SIZE
+        from sixtysix_env.policy.observation import OBS_SIZE
 
         from .sb3_policy import PrivilegedCriticPolicy
 
@@ -311,7 +311,7 @@ def train(
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from sixtysix_env.blas import one_blas_thread
+    from sixtysix_env.evaluation.blas import one_blas_thread
 
     from .callbacks import SelfPlayCallback, make_logger
     from .vec_env import SelfPlayVecEnv

@@ -43,9 +43,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.single_agent import SixtySixEnv
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.policy.observation import OBS_SIZE
 
 from .learner_games import LearnerGames
 from .learning import PRIV_SIZE, SuitRenamer, privileged_features
@@ -262,7 +262,7 @@ def _worker(conn, cfg, index: int, n_games: int) -> None:
     :class:`WorkerSelfPlayVecEnv` until told to close."""
     # Ctrl-C reaches the whole process group: the training process saves and closes us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from sixtysix_env.blas import one_blas_thread
+    from sixtysix_env.evaluation.blas import one_blas_thread
 
     with one_blas_thread():  # one process per core: numpy's BLAS threads would only wait
         try:

@@ -21,11 +21,11 @@ import sys
 import numpy as np
 import onnxruntime as ort
 
-from sixtysix_env.actions import action_name
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import action_mask, encode_view
-from sixtysix_env.view import player_view
+from sixtysix_env.game.actions import action_name
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import action_mask, encode_view
 
 
 def load(path: str) -> ort.InferenceSession:

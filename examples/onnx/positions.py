@@ -24,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from sixtysix_env.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS, action_name
 from sixtysix_env.agents import make_agent
-from sixtysix_env.cards import card_code
-from sixtysix_env.engine import deal_from_deck, random_deck
-from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from sixtysix_env.game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS, action_name
+from sixtysix_env.game.cards import card_code
+from sixtysix_env.game.engine import deal_from_deck, random_deck
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import read_policy
-from sixtysix_env.shipped import shipped_policies
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from sixtysix_env.policy.shipped import shipped_policies
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "positions.json"

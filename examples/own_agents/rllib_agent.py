@@ -36,9 +36,9 @@ import random
 import torch
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from sixtysix_env.env.observation import observe_view
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
-from sixtysix_env.view import PlayerView
+from sixtysix_env.game.view import PlayerView
+from sixtysix_env.policy.observation import observe_view
 
 #: Where an Algorithm checkpoint keeps its RLModules, one folder each.
 MODULES = os.path.join("learner_group", "learner", "rl_module")

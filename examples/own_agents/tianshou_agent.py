@@ -6,7 +6,7 @@
 writes after docs/ecosystem.md's Tianshou recipe: the state dict of a
 ``DiscreteQLearningPolicy`` whose model is Tianshou's ``Net`` (an MLP; its
 hidden sizes are read from the weights), or the ``Net``'s own state dict. The agent reads the observation
-the environments give (:func:`~sixtysix_env.env.observation.observe_view`:
+the environments give (:func:`~sixtysix_env.policy.observation.observe_view`:
 the 349 features and the action mask), asks the network for its Q-values
 and plays the best legal action: the policy's own greedy action
 (``policy(batch).act`` with the mask in ``batch.obs.mask``), as
@@ -27,9 +27,9 @@ from gymnasium.spaces import Discrete
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.utils.net.common import Net
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
-from sixtysix_env.view import PlayerView
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.view import PlayerView
+from sixtysix_env.policy.observation import OBS_SIZE, observe_view
 
 from ._torch_state import linear_layers, load_state, write_policy_file
 

@@ -7,7 +7,7 @@ after docs/ecosystem.md's TorchRL PPO recipe: the state dict of the
 ``torchrl.modules.MLP`` that gives the actor its logits (its hidden sizes
 are read from the weights; ``activation`` names its activation, ``tanh``,
 MLP's default, or ``relu``). The agent reads the observation the
-environments give (:func:`~sixtysix_env.env.observation.observe_view`: the
+environments give (:func:`~sixtysix_env.policy.observation.observe_view`: the
 349 features and the action mask) and plays the legal action with the
 highest logit: the recipe's ``ProbabilisticActor`` with ``MaskedCategorical``
 under ``ExplorationType.DETERMINISTIC``, as
@@ -27,9 +27,9 @@ import torch
 from torch import nn
 from torchrl.modules import MLP
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE, observe_view
-from sixtysix_env.view import PlayerView
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.view import PlayerView
+from sixtysix_env.policy.observation import OBS_SIZE, observe_view
 
 from ._torch_state import linear_layers, load_state, write_policy_file
 

@@ -7,12 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import CLOSE
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
+from sixtysix_env.game.actions import CLOSE
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import read_policy
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
 
 
 def _views(n_hands: int = 3):

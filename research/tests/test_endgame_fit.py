@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.agents import make_agent
+from sixtysix_env.game.actions import CLOSE, NUM_ACTIONS
 from sixtysix_env.policy import read_policy
 
 

@@ -70,9 +70,9 @@ def _view_with(action: int):
     """A seeded random-play position where ``action`` is legal, with another legal move."""
     import random
 
-    from sixtysix_env.engine import new_hand
-    from sixtysix_env.rules import make_rules
-    from sixtysix_env.view import player_view
+    from sixtysix_env.game.engine import new_hand
+    from sixtysix_env.game.rules import make_rules
+    from sixtysix_env.game.view import player_view
 
     rng = random.Random(0)
     for _ in range(500):
@@ -88,7 +88,7 @@ def _view_with(action: int):
 
 def test_a_kind_of_choice_takes_the_helpers_move_only_where_one_of_them_makes_it():
     from research.loss_by_phase import _choose
-    from sixtysix_env.actions import CLOSE
+    from sixtysix_env.game.actions import CLOSE
 
     view, other = _view_with(CLOSE)
     # the helper closes: closing is played, whatever the agent chose

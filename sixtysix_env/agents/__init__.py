@@ -1,7 +1,7 @@
 """Agents: objects that choose a legal action from what their seat may know.
 
 Every agent has a ``name`` and ``act(view, rng) -> action id``; it sees only
-a :class:`~sixtysix_env.view.PlayerView`, never the full state.
+a :class:`~sixtysix_env.game.view.PlayerView`, never the full state.
 Built-ins: ``random``, ``heuristic``, ``expert`` and ``guided`` (the expert's search
 guided by the shipped ``sixtysix-ppo`` policy; see :func:`make_agent`).
 """

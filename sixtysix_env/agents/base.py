@@ -1,6 +1,6 @@
 """The one agent interface used everywhere.
 
-An agent gets a :class:`~sixtysix_env.view.PlayerView` (never the full
+An agent gets a :class:`~sixtysix_env.game.view.PlayerView` (never the full
 state) and a seeded :class:`random.Random`, and returns a legal action id.
 Environments, the single-agent wrapper's opponent, evaluation and play
 against a person all call ``act`` the same way.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Protocol, runtime_checkable
 
-from ..view import PlayerView
+from ..game.view import PlayerView
 
 
 @runtime_checkable

@@ -3,7 +3,7 @@
 * Stock exhausted: both hands are known, so the position is solved exactly
   (:class:`~sixtysix_env.agents.solver.Solver`) and a best action is played.
 * Otherwise the bot samples deals consistent with its view
-  (:func:`~sixtysix_env.view.determinize`, uniform over the unseen cards)
+  (:func:`~sixtysix_env.game.view.determinize`, uniform over the unseen cards)
   and scores every candidate action on each sample, in game points:
 
   - with the stock closed, or when the action is the close itself, the
@@ -45,11 +45,11 @@ import math
 import random
 import time
 
-from ..actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
-from ..cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
-from ..checks import check_option
-from ..engine import State, new_hand
-from ..view import PlayerView, determinize, player_view
+from ..game.actions import CLOSE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..game.cards import ALL_CARDS, NUM_RANKS, SUIT_MASK, marriage_halves
+from ..game.engine import State, new_hand
+from ..game.view import PlayerView, determinize, player_view
+from ..util.checks import check_option
 from .heuristic import HeuristicAgent, obvious_action, open_follow, open_lead, sure_close_total
 from .models import load_prior
 from .solver import Solver
@@ -297,7 +297,7 @@ class ExpertAgent:
           rollout moves gives them for many rollouts in one forward pass).
         * ``inference``: an opponent model (an agent's name or file, such as
           "heuristic" or "sixtysix-ppo-v4"): the deals are drawn from the belief
-          its moves give (:func:`sixtysix_env.beliefs.infer`) instead of uniformly.
+          its moves give (:func:`sixtysix_env.agents.beliefs.infer`) instead of uniformly.
           ``inference_worlds`` deals are weighed per decision; a rule-based
           model's move gets ``1 - inference_softness`` of the probability
           (:mod:`sixtysix_env.agents.models`).
@@ -504,7 +504,7 @@ class ExpertAgent:
         belief the opponent model's reading of the hand gives (``inference``)."""
         if self._model is None:
             return lambda r: determinize(view, r)
-        from ..beliefs import infer  # numpy: only with an opponent model
+        from .beliefs import infer  # numpy: only with an opponent model
 
         return infer(view, self._model, rng, worlds=self.inference_worlds).determinize
 

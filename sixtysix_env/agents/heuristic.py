@@ -20,15 +20,15 @@ cash sure winners (trumps first, to draw the opponent's trumps), otherwise
 lead low; as follower win with the cheapest winning card, else throw the
 cheapest card.
 
-Everything is computed from the :class:`~sixtysix_env.view.PlayerView`.
+Everything is computed from the :class:`~sixtysix_env.game.view.PlayerView`.
 """
 
 from __future__ import annotations
 
 import random
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
-from ..cards import (
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, MARRIAGE_CARD
+from ..game.cards import (
     ACE,
     CARD_POINTS,
     HIGHER_IN_SUIT,
@@ -42,8 +42,8 @@ from ..cards import (
     bits_of,
     marriage_halves,
 )
-from ..rules import best_marriage_points, marriage_points
-from ..view import PlayerView
+from ..game.rules import best_marriage_points, marriage_points
+from ..game.view import PlayerView
 
 __all__ = [
     "HeuristicAgent",

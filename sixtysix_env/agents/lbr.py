@@ -7,7 +7,7 @@ target's range, the belief over the target's hidden cards that the target's
 own policy gives to the moves it made, and plays the move that is best
 against it. Here (:class:`LocalBestResponse`, ``lbr:target=NAME``):
 
-* the belief: :func:`sixtysix_env.beliefs.infer` with the target as the
+* the belief: :func:`sixtysix_env.agents.beliefs.infer` with the target as the
   opponent model, as it plays (a network's argmax move; the heuristic's
   rules), each move it made softened by ``target_softness`` so that a world
   is never ruled out by rounding alone;
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..checks import check_option
+from ..util.checks import check_option
 from .expert import ExpertAgent
 from .heuristic import HeuristicAgent
 from .models import model_agent, opponent_model

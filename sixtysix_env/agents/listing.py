@@ -1,6 +1,6 @@
 """``sixtysix agents``: every name :func:`~sixtysix_env.agents.make_agent` accepts, ranked by
 the leaderboard (its Elo, its figure against ``expert`` and its time per decision, from the
-leaderboard's own files: :mod:`sixtysix_env.standings`), with the built-in agents' options
+leaderboard's own files: :mod:`sixtysix_env.policy.standings`), with the built-in agents' options
 and the shipped policies' figures measured at export."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import argparse
 import inspect
 import textwrap
 
-from ..shipped import figure, policy_summary, shipped_policies
-from ..standings import DEFAULT_PROTOCOL, standings, strongest
+from ..policy.shipped import figure, policy_summary, shipped_policies
+from ..policy.standings import DEFAULT_PROTOCOL, standings, strongest
 from . import registry
 
 

@@ -1,4 +1,4 @@
-"""Opponent models: any agent as the probability of each move, for :mod:`sixtysix_env.beliefs`.
+"""Opponent models: any agent as the probability of each move, for :mod:`sixtysix_env.agents.beliefs`.
 
 :func:`opponent_model` turns an agent, or the name of one that is cheap to ask
 thousands of times (``random``, ``heuristic``, a shipped policy, a ``.npz``
@@ -14,7 +14,7 @@ file), into an object with ``probabilities(views)``:
   world's weight without ruling it out.
 
 The first three also answer for many games of the batched engine at once
-(``lane_probabilities``), which :func:`sixtysix_env.beliefs.infer` uses.
+(``lane_probabilities``), which :func:`sixtysix_env.agents.beliefs.infer` uses.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..checks import check_option
-from ..view import PlayerView
+from ..game.actions import NUM_ACTIONS
+from ..game.view import PlayerView
+from ..util.checks import check_option
 from .base import RandomAgent
 from .heuristic import HeuristicAgent
 
@@ -114,7 +114,7 @@ class PolicyModel:
         self.softness = None if softness is None else check_option("softness", softness, 0, 1)
 
     def probabilities(self, views: Sequence[PlayerView]) -> np.ndarray:
-        from ..env.observation import encode_with_mask  # numpy and the policy's encoding
+        from ..policy.observation import encode_with_mask  # numpy and the policy's encoding
 
         if not views:
             return np.zeros((0, NUM_ACTIONS))
@@ -189,7 +189,7 @@ def load_prior(prior):
     """The policy agent named by ``prior``: a shipped policy's name, a policy file, or an agent."""
     if isinstance(prior, str):
         from ..policy import load_policy  # numpy: only when a prior is asked for
-        from ..shipped import shipped_policies
+        from ..policy.shipped import shipped_policies
 
         shipped = shipped_policies().get(prior)
         if shipped is None and not prior.endswith(".npz"):

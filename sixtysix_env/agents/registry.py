@@ -3,7 +3,7 @@
 A name may carry keyword options after a colon, as used on the command
 line: ``"expert:samples=16,time_budget=0.1"`` (values are parsed as int,
 float, bool or None where they look like one). A name may also be a policy
-shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.shipped`
+shipped with the package (``"sixtysix-ppo"``, see :mod:`sixtysix_env.policy.shipped`
 and ``sixtysix agents``). A path ending in ``.npz`` is an exported policy
 file, loaded by :func:`sixtysix_env.policy.load_policy`; one ending in ``.zip`` is a
 Stable-Baselines3 model (MaskablePPO, PPO, A2C, DQN, as ``model.save`` writes it), read
@@ -24,8 +24,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SixtySixError
-from ..shipped import shipped_policies
+from ..policy.shipped import shipped_policies
+from ..util.errors import SixtySixError
 from .base import Agent, RandomAgent
 from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent

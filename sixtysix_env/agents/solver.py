@@ -2,7 +2,7 @@
 
 Once the stock is exhausted both hands are known to both seats; once it is
 closed, a *determinized* state (the opponent's hand dealt by
-:func:`~sixtysix_env.view.determinize`) is one too. Either way no card is
+:func:`~sixtysix_env.game.view.determinize`) is one too. Either way no card is
 drawn any more, at most six tricks remain, and the hand is a small
 two-player zero-sum game that alpha-beta search solves exactly.
 
@@ -11,7 +11,7 @@ The value of a position is the game-point outcome of the hand, signed:
 tie (or, with the ``carry-over`` tie rule, a hand nobody wins).
 
 The search works on plain integers (hands as card bit masks) relative to the
-seat leading the trick (negamax): no :class:`~sixtysix_env.engine.State` is
+seat leading the trick (negamax): no :class:`~sixtysix_env.game.engine.State` is
 built inside it. :func:`brute_force_value` is the reference it is tested
 against: plain minimax over :meth:`State.apply`.
 """
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..actions import marriage_action
-from ..cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
-from ..engine import State
-from ..rules import (
+from ..game.actions import marriage_action
+from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
+from ..game.engine import State
+from ..game.rules import (
     BEATS,
     RuleConfig,
     counted_total,

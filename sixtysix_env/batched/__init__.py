@@ -1,6 +1,6 @@
 """The batched engine: many hands advanced in lock-step, state held in arrays.
 
-The pure-Python engine (:mod:`sixtysix_env.engine`) plays one hand as the
+The pure-Python engine (:mod:`sixtysix_env.game.engine`) plays one hand as the
 readable reference; this package plays N of them at once with compiled loops
 (numba: ``docs/performance.md`` says how that was chosen), gives the same legal
 moves, observations (observation version 1, bit for bit), rewards and hand
@@ -13,7 +13,7 @@ It needs numba, the ``[fast]`` extra: ``pip install "sixtysix[fast]"``.
 
 from __future__ import annotations
 
-from ..errors import SixtySixError
+from ..util.errors import SixtySixError
 
 EXTRA_HINT = 'pip install "sixtysix[fast]" (or numba>=0.59)'
 

@@ -5,7 +5,8 @@ same random legal moves in both, and at every decision compares the legal
 actions, both seats' observations and masks (bit for bit) and, at the end,
 the hand results and returns. The tests run it on 100,000 hands per preset;
 ``python -m sixtysix_env.batched.check --hands 1000000`` runs millions.
-:func:`compare_heuristic` does the same for the compiled ``heuristic``.
+The compiled ``heuristic`` is checked against the agent it compiles by
+:mod:`sixtysix_env.agents.check`, above the agents.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import time
 
 import numpy as np
 
-from ..engine import deal_from_deck, random_deck
-from ..env.observation import encode_with_mask
-from ..rules import PRESETS, make_rules
-from ..view import player_view
+from ..game.engine import deal_from_deck, random_deck
+from ..game.rules import PRESETS, make_rules
+from ..game.view import player_view
+from ..policy.observation import encode_with_mask
 from .engine import BatchedHands
 
 
@@ -134,50 +135,6 @@ def _compare_ends(batch: BatchedHands, lanes_arr, active: list[int], states: lis
     return still
 
 
-def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int = 512,
-                      per_trick: int = 4) -> int:
-    """The compiled heuristic against :class:`HeuristicAgent` at every decision of ``hands``
-    hands whose moves are the heuristic's or random (half and half, so that the positions are
-    both the heuristic's own and others); returns the decisions compared."""
-    from ..agents.heuristic import HeuristicAgent
-    from .heuristic import heuristic_actions
-
-    agent = HeuristicAgent(likely_points_per_trick=per_trick)
-    cfg = make_rules(rules)
-    rng = random.Random(f"sixtysix-batched-heuristic:{seed}:{cfg.name}")
-    decisions = done = 0
-    while done < hands:
-        k = min(lanes, hands - done)
-        done += k
-        decks = [random_deck(rng) for _ in range(k)]
-        dealers = [rng.randrange(2) for _ in range(k)]
-        states = [deal_from_deck(d, dealer=e, rules=cfg) for d, e in zip(decks, dealers)]
-        moves: list[list[int]] = [[] for _ in range(k)]
-        batch = BatchedHands(k, cfg)
-        batch.deal(None, np.array(decks), np.array(dealers))
-        active = list(range(k))
-        while active:
-            lanes_arr = np.array(active, np.int64)
-            seats = batch.to_move(lanes_arr)
-            got = np.empty(len(active), np.int64)
-            heuristic_actions(batch.S, batch.R, lanes_arr, seats, per_trick, got)
-            actions = []
-            for j, i in enumerate(active):
-                want = agent.act(player_view(states[i], int(seats[j])), rng)
-                if int(got[j]) != want:
-                    raise _fail("the heuristic's move", decks[i], dealers[i], moves[i],
-                                f"compiled {int(got[j])}, HeuristicAgent {want}")
-                legal = states[i].legal_actions()
-                a = want if rng.random() < 0.5 else legal[rng.randrange(len(legal))]
-                actions.append(a)
-                moves[i].append(a)
-                states[i] = states[i].apply(a)
-            decisions += len(active)
-            batch.apply(lanes_arr, np.array(actions))
-            active = [i for i in active if states[i].result is None]
-    return decisions
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m sixtysix_env.batched.check",
@@ -195,10 +152,6 @@ def main(argv: list[str] | None = None) -> None:
         n = compare_random_hands(args.hands, name, args.seed, observe=args.observe)
         print(f"{name}: {args.hands:,} hands, {n:,} decisions, identical "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
-        t0 = time.perf_counter()
-        n = compare_heuristic(args.hands, name, args.seed)
-        print(f"{name}: the compiled heuristic, {args.hands:,} hands, {n:,} decisions, the same "
-              f"moves as HeuristicAgent ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 :class:`BatchedHands` is the Python face of :mod:`.kernels`. Every method
 takes the lanes it works on (an int array; all lanes where omitted), so a
 caller can advance only the games whose player is to act. Illegal actions are
-refused with :class:`~sixtysix_env.errors.IllegalActionError` naming the lane,
+refused with :class:`~sixtysix_env.util.errors.IllegalActionError` naming the lane,
 the action and the legal ones, before any lane changes.
 """
 
@@ -15,12 +15,12 @@ from . import require_numba
 
 require_numba()
 
-from ..actions import NUM_ACTIONS, action_name  # noqa: E402
-from ..cards import NUM_CARDS, bits_of  # noqa: E402
-from ..engine import HandResult  # noqa: E402
-from ..env.observation import OBS_SIZE, _rules_part  # noqa: E402
-from ..errors import DeckError, IllegalActionError  # noqa: E402
-from ..rules import RuleConfig, make_rules  # noqa: E402
+from ..game.actions import NUM_ACTIONS, action_name  # noqa: E402
+from ..game.cards import NUM_CARDS, bits_of  # noqa: E402
+from ..game.engine import HandResult  # noqa: E402
+from ..game.rules import RuleConfig, make_rules  # noqa: E402
+from ..policy.observation import OBS_SIZE, _rules_part  # noqa: E402
+from ..util.errors import DeckError, IllegalActionError  # noqa: E402
 from . import kernels as kn  # noqa: E402
 
 
@@ -48,7 +48,7 @@ class BatchedHands:
 
     def deal(self, lanes, decks, dealers, scores=None) -> None:
         """Start a hand in each of ``lanes``: ``decks`` (k, 24) card ids, top card first,
-        dealt as :func:`~sixtysix_env.engine.deal_from_deck`; ``dealers`` (k,) seats;
+        dealt as :func:`~sixtysix_env.game.engine.deal_from_deck`; ``dealers`` (k,) seats;
         ``scores`` (k, 2) the match score (game points) the hand is dealt at."""
         lanes = self._lanes(lanes)
         decks = np.ascontiguousarray(decks, dtype=np.int64).reshape(len(lanes), NUM_CARDS)
@@ -87,7 +87,7 @@ class BatchedHands:
 
     def observe(self, lanes=None, seats=None, obs=None, masks=None):
         """The observation vectors (k, 349) float32 and masks (k, 34) int8 of ``seats[j]`` in
-        ``lanes[j]``, as :func:`~sixtysix_env.env.observation.observe_view` builds them; written
+        ``lanes[j]``, as :func:`~sixtysix_env.policy.observation.observe_view` builds them; written
         into ``obs`` and ``masks`` where given (their first k rows)."""
         lanes = self._lanes(lanes)
         k = len(lanes)

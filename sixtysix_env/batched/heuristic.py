@@ -2,10 +2,10 @@
 every lane at once.
 
 Each function is the one of the same name in ``agents/heuristic.py``, rule by
-rule, on the lane's arrays instead of a :class:`~sixtysix_env.view.PlayerView`
+rule, on the lane's arrays instead of a :class:`~sixtysix_env.game.view.PlayerView`
 (the view's fields are derived as ``view.seat_knowledge`` derives them). Ties
 are broken as there: the lowest card id where the original takes ``min``, the
-highest where it takes ``max``. ``tests/batched/test_batched_heuristic.py``
+highest where it takes ``max``. ``tests/agents/test_compiled_heuristic.py``
 compares the two on every decision of many random and heuristic games.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
+from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
 from . import kernels as kn
 
 _jit = numba.njit(cache=True, nogil=True)

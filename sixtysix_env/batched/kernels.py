@@ -1,7 +1,7 @@
 """The batched engine's compiled loops (numba): N hands held in arrays, one lane each.
 
 Every function here takes the whole batch's arrays and a list of lanes, and
-runs the scalar engine's own steps (``sixtysix_env.engine``) on each of those
+runs the scalar engine's own steps (``sixtysix_env.game.engine``) on each of those
 lanes in one compiled loop. The code of a lane is written to read like the
 scalar engine's, rule by rule, so that the two can be compared line by line;
 the tests (``tests/batched/``) play the same deals with the same moves on both
@@ -46,7 +46,7 @@ index  name        meaning
 =====  ==========  ====================================================
 
 The rule switches come as an int64 vector ``R`` (see :func:`rule_vector`) and
-the observation's rule part as a float64 vector (``env.observation``'s own).
+the observation's rule part as a float64 vector (``policy.observation``'s own).
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .. import events
-from ..cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
-from ..env.observation import INDEX
-from ..rules import BEATS, FAILED_CLOSE_PENALTIES, ONE_POINT_TOTAL, RuleConfig
+from ..game import events
+from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
+from ..game.rules import BEATS, FAILED_CLOSE_PENALTIES, ONE_POINT_TOTAL, RuleConfig
+from ..policy.observation import INDEX
 
 HAND, CARD_PTS, MAR_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
 STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
@@ -82,7 +82,7 @@ _HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
 _POINTS = np.array(CARD_POINTS, np.int64)
 _BEATS = np.array(BEATS, np.int64)  # [trump suit, lead] -> the cards that beat it
 
-# Observation indices (env.observation's table is the one place the layout is written).
+# Observation indices (policy.observation's table is the one place the layout is written).
 O_TRUMP, O_LEAD, O_MY_PLAYED, O_OPP_PLAYED = (
     INDEX["trump_card"], INDEX["lead"], INDEX["my_played"], INDEX["opp_played"])
 O_MY_WON, O_OPP_WON, O_OPP_KNOWN, O_OPP_EXCL = (
@@ -407,7 +407,7 @@ def _cards(obs, j, start, m):
 
 @_jit
 def observe_one(S, R, rules_part, i, s, obs, masks, j):
-    """Row ``j`` of ``obs`` and ``masks``: ``env.observation``'s vector and mask for seat ``s``
+    """Row ``j`` of ``obs`` and ``masks``: ``policy.observation``'s vector and mask for seat ``s``
     of lane ``i``, built from what that seat may know (``view.seat_knowledge``)."""
     o = 1 - s
     hand = S[i, HAND + s]

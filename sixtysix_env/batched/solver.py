@@ -50,13 +50,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..actions import marriage_action
-from ..cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
-from ..engine import State
-from ..env.observation import OBS_SIZE, _rules_part
-from ..events import Exchange, Marriage, Trick
-from ..rules import BEATS, RuleConfig, counted_total, failed_close_points, marriage_points
-from ..rules import marriage_refusal as _marriage_refusal
+from ..game.actions import marriage_action
+from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
+from ..game.engine import State
+from ..game.events import Exchange, Marriage, Trick
+from ..game.rules import BEATS, RuleConfig, counted_total, failed_close_points, marriage_points
+from ..game.rules import marriage_refusal as _marriage_refusal
+from ..policy.observation import OBS_SIZE, _rules_part
 from . import heuristic as hb
 from . import kernels as kn
 
@@ -618,7 +618,7 @@ def load_state(S: np.ndarray, K: np.ndarray, i: int, state: State) -> None:
     """Write ``state`` (a hand in play) into lane ``i`` of the batched engine's arrays
     (``kernels``' layout), read through the state's accessors; the stock left goes at the
     end of ``K[i]``. Cards won, marriage suits and exchanges (which only observations
-    read) come from the state's public events, as ``env.observation`` reads them."""
+    read) come from the state's public events, as ``policy.observation`` reads them."""
     if state.result is not None:
         raise ValueError("load_state needs a hand in play")
     row = [0] * kn.NUM_FIELDS  # filled as a list, written at once: numpy's items are slow
@@ -830,7 +830,7 @@ class CompiledSolver:
 
     def _prior_moves(self, net, tie: float, lanes: np.ndarray) -> np.ndarray:
         """``PolicyAgent.act`` (argmax) of the network ``net`` for the seat to move in each lane, as
-        :class:`~sixtysix_env.batched.opponents.BatchedPolicy` computes it (exact)."""
+        :class:`~sixtysix_env.agents.batch.BatchedPolicy` computes it (exact)."""
         S, R = self._S, self._R
         seats = S[lanes, kn.TO_MOVE]
         masks = np.empty(len(lanes), np.int64)

@@ -11,7 +11,7 @@ versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
 page; :mod:`.cli` and :mod:`.board` are the commands.
 """
 
-from ..standings import BenchmarkFileError
+from ..policy.standings import BenchmarkFileError
 from .protocol import BENCHMARK_V1, PROTOCOLS, Protocol, get_protocol
 from .report import leaderboard, markdown_rows
 from .run import (

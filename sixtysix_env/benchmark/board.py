@@ -20,8 +20,8 @@ import shlex
 import sys
 from typing import Any
 
-from ..files import replaced
-from ..standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
+from ..policy.standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
+from ..util.files import replaced
 from .report import leaderboard, one_protocol
 from .run import (
     COUNT,
@@ -99,9 +99,9 @@ def read_files(
 ) -> tuple[list[tuple[str, BenchmarkResult]], list[tuple[str, dict]]]:
     """(path, result) of each benchmark file and (path, estimate) of each exploitability
     file among ``folder``'s JSON files; other JSON files are left alone. Each is read only
-    as a small regular file (:func:`~sixtysix_env.standings.read_json`). A file of either
+    as a small regular file (:func:`~sixtysix_env.policy.standings.read_json`). A file of either
     kind that cannot be read, or holds a value of the wrong type, raises
-    :class:`~sixtysix_env.standings.BenchmarkFileError` naming it and why."""
+    :class:`~sixtysix_env.policy.standings.BenchmarkFileError` naming it and why."""
     results, exploits = [], []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         data = read_json(path, "a benchmark or exploitability file", MAX_RESULT_BYTES)

@@ -8,12 +8,12 @@ import shlex
 import sys
 
 from ..agents import make_agent
-from ..errors import SixtySixError
 from ..evaluation.cli import add_address_argument, add_agents_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
-from ..files import write_json
-from ..standings import BenchmarkFileError
+from ..policy.standings import BenchmarkFileError
+from ..util.errors import SixtySixError
+from ..util.files import write_json
 from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, get_protocol
 from .report import markdown_rows
 from .run import (

@@ -19,11 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
-from .. import __version__
 from ..agents import make_agent
 from ..agents.registry import FILE_SUFFIXES, parse_agent_spec
-from ..blas import one_blas_thread
-from ..engine import deal_from_deck
 from ..evaluation import (
     EvalResult,
     PairStats,
@@ -32,11 +29,12 @@ from ..evaluation import (
     evaluate,
     play_paired_deal,
 )
-from ..files import write_json
-from ..machine import machine
-from ..rules import make_rules
-from ..shipped import shipped_policies
-from ..standings import (
+from ..evaluation.blas import one_blas_thread
+from ..game.engine import deal_from_deck
+from ..game.rules import make_rules
+from ..game.view import player_view
+from ..policy.shipped import shipped_policies
+from ..policy.standings import (
     MAX_LADDER_BYTES,
     MAX_PAIR_BYTES,
     MAX_RESULT_BYTES,
@@ -44,7 +42,9 @@ from ..standings import (
     is_number,
     read_json,
 )
-from ..view import player_view
+from ..util.files import write_json
+from ..util.machine import machine
+from ..util.version import __version__
 from .protocol import Protocol, get_protocol
 
 #: The ``format`` of a benchmark file, and its version (a new field is a new version).

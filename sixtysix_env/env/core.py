@@ -16,9 +16,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..actions import NUM_ACTIONS, action_name
-from ..checks import is_int
-from ..engine import (
+from ..game.actions import NUM_ACTIONS, action_name
+from ..game.engine import (
     FAILED_CLOSE,
     LAST_TRICK,
     TIE,
@@ -28,12 +27,13 @@ from ..engine import (
     deal_from_deck,
     new_hand,
 )
-from ..errors import IllegalActionError
-from ..match import Match
-from ..render import render_state, render_view
-from ..rules import PRESETS, RuleConfig, make_rules
-from ..view import player_view
-from .observation import OBS_SIZE
+from ..game.match import Match
+from ..game.render import render_state, render_view
+from ..game.rules import PRESETS, RuleConfig, make_rules
+from ..game.view import player_view
+from ..policy.observation import OBS_SIZE
+from ..util.checks import is_int
+from ..util.errors import IllegalActionError
 
 MODES = ("hand", "match")
 RENDER_MODES = ("human", "ansi")
@@ -237,7 +237,7 @@ class Table:
     def deal(self, rng: random.Random, given: tuple | None = None) -> State:
         """Start an episode with deals (and the first dealer) from ``rng``, or from
         ``given``: in hand mode (deck, dealer, ...) as
-        :func:`~sixtysix_env.engine.deal_from_deck`, in match mode (match seed, ...)."""
+        :func:`~sixtysix_env.game.engine.deal_from_deck`, in match mode (match seed, ...)."""
         self.hands_played = 0
         self.last_result = None
         if given is not None and self.mode == "hand":

@@ -43,7 +43,7 @@ MASK_KEY = "action_mask"
 class RLlibObservationWrapper(BaseWrapper):
     """An AEC env whose observations are ``{"observations": float32[n], "action_mask": float32[34]}``.
 
-    Wraps :func:`sixtysix_env.sixtysix_v0.env` or ``raw_env`` (or any AEC env
+    Wraps :func:`sixtysix_env.env.sixtysix_v0.env` or ``raw_env`` (or any AEC env
     with the ``"observation"`` / ``"action_mask"`` dict observation).
     """
 
@@ -84,7 +84,7 @@ class RLlibObservationWrapper(BaseWrapper):
 def rllib_env(**kwargs: Any):
     """``PettingZooEnv(RLlibObservationWrapper(sixtysix_v0.env(**kwargs)))``: an RLlib ``MultiAgentEnv``.
 
-    Takes the options of :func:`sixtysix_env.sixtysix_v0.env` (``rules``,
+    Takes the options of :func:`sixtysix_env.env.sixtysix_v0.env` (``rules``,
     ``mode``, ...). Needs ``ray[rllib]`` (the ``[rllib]`` extra).
     """
     try:
@@ -93,6 +93,6 @@ def rllib_env(**kwargs: Any):
         raise ImportError(
             f"rllib_env needs Ray RLlib ({e}); install the extra: pip install 'sixtysix[rllib]'"
         ) from None
-    from ..sixtysix_v0 import env
+    from .sixtysix_v0 import env
 
     return PettingZooEnv(RLlibObservationWrapper(env(**kwargs)))

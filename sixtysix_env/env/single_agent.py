@@ -5,7 +5,7 @@ unless ``learner_seat`` fixes it); the opponent, any object with the agents'
 ``act(view, rng)`` interface or a name for :func:`sixtysix_env.agents.make_agent`,
 plays the other seat inside :meth:`SixtySixEnv.step`, from its own player view
 and a ``random.Random`` derived from the environment's seed. Observations,
-action ids and rewards are those of :mod:`sixtysix_env.sixtysix_v0`, from the
+action ids and rewards are those of :mod:`sixtysix_env.env.sixtysix_v0`, from the
 learner's side; :meth:`SixtySixEnv.action_masks` serves sb3-contrib's
 ``MaskablePPO``.
 
@@ -34,11 +34,12 @@ import gymnasium
 import numpy as np
 
 from ..agents import make_agent
-from ..checks import as_seed, is_int
-from ..engine import HandResult
-from ..errors import IllegalActionError
-from ..rules import RuleConfig
-from ..view import player_view
+from ..game.engine import HandResult
+from ..game.rules import RuleConfig
+from ..game.view import player_view
+from ..policy.observation import encode_with_mask
+from ..util.checks import as_seed, is_int
+from ..util.errors import IllegalActionError
 from .core import (
     ILLEGAL_ACTION_MODES,  # noqa: F401  (kept importable from here)
     Table,
@@ -47,7 +48,6 @@ from .core import (
     make_spaces,
     show,
 )
-from .observation import encode_with_mask
 
 RENDER_VIEWS = ("table", "learner")
 
@@ -70,7 +70,7 @@ class SixtySixEnv(gymnasium.Env):
     play can bring; Gymnasium's contract is that any action of the action
     space may be stepped, and its and SB3's ``check_env`` step unmasked
     samples) or ``"raise"`` (strict: it raises
-    :class:`~sixtysix_env.errors.IllegalActionError` and changes nothing);
+    :class:`~sixtysix_env.util.errors.IllegalActionError` and changes nothing);
     ``render_view``: ``"table"`` (both hands) or ``"learner"`` (the learner's
     view only). A ``render_mode`` other than ``None``, ``"human"`` or
     ``"ansi"`` (SB3's ``make_vec_env`` passes ``"rgb_array"``) is kept with a
@@ -185,7 +185,7 @@ class SixtySixEnv(gymnasium.Env):
                 f"action {action!r} by the learner: the episode is over; call reset()", action, ()
             )
         if type(action) is not int:
-            if not is_int(action):  # the one rule: see sixtysix_env.checks
+            if not is_int(action):  # the one rule: see sixtysix_env.util.checks
                 raise table.legal_error(action, "the learner")
             action = int(action)
         if not (0 <= action < 34 and table.state.legal_mask() >> action & 1):

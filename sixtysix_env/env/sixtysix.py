@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment; its documentation page is :mod:`sixtysix_env.sixtysix_v0`."""
+"""The PettingZoo AEC environment; its documentation page is :mod:`sixtysix_env.env.sixtysix_v0`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import Any
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..checks import as_seed, is_int
-from ..engine import HandResult
-from ..rules import RuleConfig
-from ..view import player_view
+from ..game.engine import HandResult
+from ..game.rules import RuleConfig
+from ..game.view import player_view
+from ..policy.observation import encode_with_mask
+from ..util.checks import as_seed, is_int
 from .core import (
     AGENTS,
     SEATS,
@@ -23,7 +24,6 @@ from .core import (
     show,
     worst_loss,
 )
-from .observation import encode_with_mask
 
 OBSERVATION_FORMATS = ("dict", "flat")
 
@@ -88,7 +88,7 @@ class _AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     ``TerminateIllegalWrapper`` indexes the action mask with the action
     (``mask[True]`` is an array, so a bool failed with numpy's "truth value
     of an array is ambiguous") and the bounds check asserts: this applies the
-    one rule of :mod:`sixtysix_env.checks`, as ``raw_env.step`` does.
+    one rule of :mod:`sixtysix_env.util.checks`, as ``raw_env.step`` does.
     """
 
     def step(self, action) -> None:
@@ -188,7 +188,7 @@ class raw_env(AECEnv):
         table = self._table
         state = table.state
         if type(action) is not int:
-            if not is_int(action):  # the one rule: see sixtysix_env.checks
+            if not is_int(action):  # the one rule: see sixtysix_env.util.checks
                 raise table.legal_error(action, agent)
             action = int(action)
         if not (0 <= action < 34 and state.legal_mask() >> action & 1):
@@ -272,5 +272,5 @@ class raw_env(AECEnv):
 
     @property
     def match(self):
-        """The engine's :class:`~sixtysix_env.match.Match` in match mode, else None."""
+        """The engine's :class:`~sixtysix_env.game.match.Match` in match mode, else None."""
         return self._table.match

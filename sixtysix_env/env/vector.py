@@ -11,7 +11,7 @@ numpy policy over all its games at once (each game's logits computed as the
 agent computes them, so its moves are the agent's own; pass
 ``BatchedPolicy(agent, exact=False)`` for one matrix product), ``random`` and
 ``heuristic`` in compiled code, any other agent game by game (see
-:mod:`sixtysix_env.batched.opponents`).
+:mod:`sixtysix_env.agents.batch`).
 
 A finished game restarts by itself: with ``autoreset_mode=NEXT_STEP`` (the
 default, as Gymnasium's ``sync`` vectorization) the next ``step`` deals it anew
@@ -36,23 +36,23 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..actions import NUM_ACTIONS
 from ..batched import require_numba
-from ..checks import as_seed
-from ..errors import IllegalActionError
-from ..rules import RuleConfig
+from ..game.actions import NUM_ACTIONS
+from ..game.rules import RuleConfig
+from ..policy.observation import OBS_SIZE
+from ..util.checks import as_seed
+from ..util.errors import IllegalActionError
 from .core import check_learner_options, check_options, make_spaces
-from .observation import OBS_SIZE
 from .single_agent import check_render_view
 
 require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
               "vectorization_mode='sync' works without it)")
 
+from ..agents.batch import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
 from ..batched import heuristic as hk  # noqa: E402
 from ..batched import kernels as kn  # noqa: E402
 from ..batched.engine import BatchedHands  # noqa: E402
-from ..batched.opponents import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
-from ..engine import deal_from_deck, random_deck  # noqa: E402
+from ..game.engine import deal_from_deck, random_deck  # noqa: E402
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 

@@ -18,8 +18,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..actions import NUM_ACTIONS
-from .observation import OBS_SIZE
+from ..game.actions import NUM_ACTIONS
+from ..policy.observation import OBS_SIZE
 
 #: Length of the flat observation: the 349 features, then the 34-entry mask.
 FLAT_SIZE = OBS_SIZE + NUM_ACTIONS
@@ -29,7 +29,7 @@ class FlatObservation(BaseWrapper):
     """The observation as one float32 vector: ``observation`` then ``action_mask``.
 
     ``Box(0, 1, (383,), float32)``: entries 0-348 are the features of
-    :mod:`sixtysix_env.sixtysix_v0`, entries 349-382 the action mask
+    :mod:`sixtysix_env.env.sixtysix_v0`, entries 349-382 the action mask
     (1.0 = legal). The mask stays the last 34 entries through SuperSuit's
     ``flatten_v0``, ``dtype_v0``, ``normalize_obs_v0`` (the bounds are
     already 0 and 1) and ``frame_stack_v1`` (the newest frame is last), so a

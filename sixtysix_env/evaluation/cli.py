@@ -7,8 +7,8 @@ import shlex
 import sys
 import textwrap
 
-from ..errors import SixtySixError
-from ..rules import PRESETS
+from ..game.rules import PRESETS
+from ..util.errors import SixtySixError
 from .ray_pool import RayAddressError, check_address, ray_address
 from .report import print_table
 from .result import EvalResult
@@ -18,7 +18,7 @@ from .runner import NOT_STARTED, evaluate
 def agent_names_help() -> str:
     """The kinds of agent name a command takes, an example of each (an epilog for --help)."""
     from ..agents.registry import builtin_names
-    from ..shipped import shipped_names
+    from ..policy.shipped import shipped_names
 
     shipped = shipped_names()
     named = (f"{shipped[0]}; all: {', '.join(shipped)}" if shipped

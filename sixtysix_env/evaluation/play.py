@@ -16,15 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, action_name
 from ..agents.base import Agent
-from ..cards import bits_of
-from ..checks import is_int
-from ..engine import State, deal_from_deck, random_deck
-from ..errors import SixtySixError
-from ..match import Match
-from ..rules import RuleConfig
-from ..view import player_view
+from ..game.actions import NUM_ACTIONS, action_name
+from ..game.cards import bits_of
+from ..game.engine import State, deal_from_deck, random_deck
+from ..game.match import Match
+from ..game.rules import RuleConfig
+from ..game.view import player_view
+from ..util.checks import is_int
+from ..util.errors import SixtySixError
 
 #: The units an evaluation plays, named as the environments' modes: paired
 #: deals (two hands each) or paired match seeds (two matches each).
@@ -84,7 +84,7 @@ def _act(
     if times is not None:
         times.append((time.perf_counter() - t0) * 1000.0)
     if type(action) is not int:
-        if not is_int(action):  # numpy integers yes; bools, floats no (sixtysix_env.checks)
+        if not is_int(action):  # numpy integers yes; bools, floats no (sixtysix_env.util.checks)
             raise IllegalAgentActionError(name, action, state.legal_actions(), seat)
         action = int(action)
     if not (0 <= action < NUM_ACTIONS and view.legal_mask >> action & 1):
@@ -222,7 +222,7 @@ def play_paired_deals_batched(
     """Deals ``start..stop-1`` as :func:`play_paired_deal` plays them, all in lock-step on the
     batched engine: the same decks, dealers, agents' generators and so the same games.
 
-    ``a`` and ``b`` are batched agents (:func:`sixtysix_env.batched.opponents.batched`) that
+    ``a`` and ``b`` are batched agents (:func:`sixtysix_env.agents.batch.batched`) that
     need no reference states. Lane ``2 * k + game`` holds game ``game`` of deal ``start + k``;
     A sits at seat ``game``. ``times[seat]`` gets each decision's share of its batch's time.
     """

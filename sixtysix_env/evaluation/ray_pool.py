@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SixtySixError
+from ..util.errors import SixtySixError
 
 
 class RayAddressError(SixtySixError, ValueError):

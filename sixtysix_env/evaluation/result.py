@@ -14,7 +14,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..files import write_json
+from ..util.files import write_json
 from . import report
 from .play import normalize_mode
 

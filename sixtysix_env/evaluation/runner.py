@@ -22,9 +22,9 @@ from typing import Any
 from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..batched import have_numba
-from ..blas import limit_blas_threads, one_blas_thread
-from ..progress import progress_bar
-from ..rules import RuleConfig, make_rules
+from ..game.rules import RuleConfig, make_rules
+from ..util.progress import progress_bar
+from .blas import limit_blas_threads, one_blas_thread
 from .play import (
     HAND,
     MATCH,
@@ -81,7 +81,7 @@ def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mo
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and SIGTERM; it terminates the pool
     # One worker per core: a policy's BLAS threads would wait for the other workers'
     # cores (a 768-wide policy took a median of 5.6 ms per decision with two workers
-    # against 0.1 ms alone, before this; sixtysix_env.blas).
+    # against 0.1 ms alone, before this; sixtysix_env.evaluation.blas).
     limit_blas_threads()
     _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={},
                    batched={})
@@ -103,7 +103,7 @@ def _batched(k: int):
     if k not in cache:
         cache[k] = None
         if have_numba():
-            from ..batched.opponents import batched
+            from ..agents.batch import batched
 
             agent = batched(_agent(k))
             cache[k] = None if agent.needs_states else agent
@@ -115,7 +115,7 @@ def batchable(mode: str, agents: Sequence[Agent]) -> bool:
     deals, every agent a numpy policy or ``random``, and numba installed."""
     if mode != HAND or not have_numba():
         return False
-    from ..batched.opponents import can_batch
+    from ..agents.batch import can_batch
 
     return all(can_batch(a) for a in agents)
 

@@ -1,6 +1,6 @@
 """One match between a person (seat 0) and a computer opponent (seat 1).
 
-The session owns the full :class:`~sixtysix_env.match.Match`; everything it
+The session owns the full :class:`~sixtysix_env.game.match.Match`; everything it
 hands out for the person is built from ``player_view(state, HUMAN)``: the
 view itself, the moves the person may make, the steps each side took (every
 action is public once made), and explanations of illegal moves. The one
@@ -13,7 +13,7 @@ state either.
 
 The sentences it and its front ends give the person (why a move is refused,
 what each step did, how a hand ended) are the wording layer's
-(:mod:`sixtysix_env.wording`), re-exported here. Words used in messages and
+(:mod:`sixtysix_env.game.wording`), re-exported here. Words used in messages and
 front ends follow the game: the stock, the trump card under it, tricks,
 marriages, the exchange of the trump 9, closing, a hand (one deal) and the
 match (to 7 game points).
@@ -28,7 +28,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..actions import (
+from ..agents import agent_names, make_agent
+from ..game.actions import (
     CLOSE,
     EXCHANGE,
     NUM_ACTIONS,
@@ -37,8 +38,7 @@ from ..actions import (
     marriage_action,
     parse_action,
 )
-from ..agents import agent_names, make_agent
-from ..cards import (
+from ..game.cards import (
     KING,
     NUM_RANKS,
     QUEEN,
@@ -46,18 +46,14 @@ from ..cards import (
     cards_of,
     parse_card,
 )
-from ..checks import is_int
-from ..engine import HandResult, State, Trick, deal_from_deck
-from ..errors import SixtySixError
-from ..match import Match
-from ..rules import marriage_points as rules_marriage_points
-from ..shipped import networks_for, shipped_names, trained_preset
-from ..standings import strongest
-from ..view import PlayerView, player_view
+from ..game.engine import HandResult, State, Trick, deal_from_deck
+from ..game.match import Match
+from ..game.rules import marriage_points as rules_marriage_points
+from ..game.view import PlayerView, player_view
 
 # The sentences live in the wording layer; the session re-exports those that code
 # imports from here.
-from ..wording.play import (
+from ..game.wording.play import (
     NAMES,
     VOICE,
     card_words,
@@ -69,7 +65,7 @@ from ..wording.play import (
     verb,
     who,
 )
-from ..wording.refusals import (
+from ..game.wording.refusals import (
     HAND_IN_PLAY,
     HAND_OVER,
     MATCH_OVER,
@@ -77,6 +73,10 @@ from ..wording.refusals import (
     explain_illegal,
     not_an_action,
 )
+from ..policy.shipped import networks_for, shipped_names, trained_preset
+from ..policy.standings import strongest
+from ..util.checks import is_int
+from ..util.errors import SixtySixError
 
 HUMAN, COMPUTER = 0, 1
 
@@ -95,7 +95,7 @@ PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
 def default_opponent(rules: str | None = None) -> str:
     """The opponent used when none is named: the strongest shipped network on the
     leaderboard (a person came to play against it; one forward pass a move), read from
-    the leaderboard's files (:mod:`sixtysix_env.standings`); else a sensible registered
+    the leaderboard's files (:mod:`sixtysix_env.policy.standings`); else a sensible registered
     agent (:data:`PREFERRED_OPPONENTS`). With ``rules`` (a preset's name) that the
     leaderboard's network was not trained for: the network shipped for that preset (the
     last by name where there are several), if there is one."""
@@ -253,10 +253,10 @@ HINT_MODEL, HINT_SOFTNESS, HINT_WORLDS = "heuristic", 0.3, 512
 def opponent_hint(view: PlayerView) -> list[tuple[int, float]]:
     """(card, probability) for each card whose place ``view`` does not show and that the
     opponent may hold, most likely first: the belief that reading the opponent's moves
-    gives (:func:`sixtysix_env.beliefs.infer`, from the view alone; the same view gives
+    gives (:func:`sixtysix_env.agents.beliefs.infer`, from the view alone; the same view gives
     the same hint). Cards the opponent is known to hold are left out."""
+    from ..agents.beliefs import infer
     from ..agents.models import opponent_model  # numpy: only when a hint is asked for
-    from ..beliefs import infer
 
     if view.is_exhausted or view.result is not None:
         return []

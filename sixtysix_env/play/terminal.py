@@ -19,10 +19,10 @@ import os
 import sys
 from typing import TextIO
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, parse_marriage
 from ..agents import agent_names
-from ..cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
-from ..rules import (
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, parse_marriage
+from ..game.cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
+from ..game.rules import (
     MARRIAGE_POINTS,
     ONE_POINT_TOTAL,
     PRESETS,
@@ -30,15 +30,15 @@ from ..rules import (
     RuleConfig,
     marriage_points,
 )
-from ..view import PlayerView
-from ..wording.play import (
+from ..game.view import PlayerView
+from ..game.wording.play import (
     explain_result,
     match_headline,
     narrate,
     points_breakdown,
     result_headline,
 )
-from ..wording.refusals import explain_illegal, strict_reason
+from ..game.wording.refusals import explain_illegal, strict_reason
 from .session import (
     COMPUTER,
     HUMAN,

@@ -5,7 +5,7 @@
 
 The server (Flask) keeps every match in memory, each under its own
 unguessable id (:func:`secrets.token_urlsafe`), and answers with JSON built
-only from the person's :class:`~sixtysix_env.view.PlayerView` (and, once a
+only from the person's :class:`~sixtysix_env.game.view.PlayerView` (and, once a
 hand is over, both hands as they lay at its end). The page itself is static
 (``static/``): cards are drawn with CSS and inline SVG, nothing is fetched
 from elsewhere.
@@ -71,11 +71,11 @@ from typing import Any
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from ..actions import parse_action
 from ..agents import agent_names, make_agent
 from ..agents.registry import parse_agent_spec
-from ..cards import card_code
-from ..rules import PRESETS
+from ..game.actions import parse_action
+from ..game.cards import card_code
+from ..game.rules import PRESETS
 from .limits import HOLD_UNTIL, Busy, FairThinking, client_key, proxy_address
 from .session import (
     MIN_THINK_SECONDS,

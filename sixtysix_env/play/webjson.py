@@ -1,7 +1,7 @@
 """The web page's JSON: a game as the person may see it, and the steps to replay.
 
 Everything here is built from the person's
-:class:`~sixtysix_env.view.PlayerView`, the match score and results, and,
+:class:`~sixtysix_env.game.view.PlayerView`, the match score and results, and,
 once a hand is over, both hands as they lay at its end: nothing hidden
 leaves the server.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
-from ..cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
-from ..engine import Close, Exchange, Marriage, Trick
-from ..wording.play import explain_result, narrate, points_breakdown, result_headline
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
+from ..game.cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
+from ..game.engine import Close, Exchange, Marriage, Trick
+from ..game.wording.play import explain_result, narrate, points_breakdown, result_headline
 from .session import COMPUTER, HUMAN, GameSession, Step, moves, sort_hand
 
 SIDE = ("you", "computer")

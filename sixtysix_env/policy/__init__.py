@@ -12,7 +12,7 @@ array               meaning
 ==================  ==========================================================
 
 The layers form a multi-layer perceptron: the observation vector of
-:func:`sixtysix_env.env.observation.encode_view` goes in, every layer but the
+:func:`sixtysix_env.policy.observation.encode_view` goes in, every layer but the
 last is followed by the activation, and the last one gives one logit per
 action id. Illegal actions are masked out before the argmax or the softmax.
 
@@ -23,7 +23,7 @@ the four suits. The rules treat the suits alike, so a renamed position is the
 same game; a network trained on raw suits answers the renamings slightly
 differently, and their mean is an ensemble of 24 views of one network (each
 logit read back under its own renaming, see
-:func:`sixtysix_env.env.observation.suit_relabelling`). The result gives the
+:func:`sixtysix_env.policy.observation.suit_relabelling`). The result gives the
 same answer for every renaming of a position. A file without a symmetry is
 written as version 1, as before.
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..env.observation import encode_view
-from ..view import PlayerView
+from ..game.actions import NUM_ACTIONS
+from ..game.view import PlayerView
 from .network import SYMMETRY_TIE, PolicyNetwork
+from .observation import encode_view
 
 _ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.int64)
 
@@ -37,7 +37,7 @@ def trained_rules(metadata: Mapping[str, Any]) -> tuple[str | None, dict[str, An
 
 
 def rules_difference(metadata: Mapping[str, Any], rules: Any) -> list[str] | None:
-    """The switches on which ``rules`` (a :class:`~sixtysix_env.rules.RuleConfig`) differs
+    """The switches on which ``rules`` (a :class:`~sixtysix_env.game.rules.RuleConfig`) differs
     from the rules the policy was trained for; None where the file records none."""
     preset, switches = trained_rules(metadata)
     if switches is not None:

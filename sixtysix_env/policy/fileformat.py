@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..env.observation import OBS_SIZE, OBS_VERSION, check_obs_version
-from ..errors import SixtySixError
-from ..files import check_regular_file, replaced
+from ..game.actions import NUM_ACTIONS
+from ..util.errors import SixtySixError
+from ..util.files import check_regular_file, replaced
 from .agent import PolicyAgent
 from .network import ACTIVATIONS, INPUTS, OBSERVATION_ONLY, SYMMETRIES, PolicyNetwork, logit_bound
+from .observation import OBS_SIZE, OBS_VERSION, check_obs_version
 
 FORMAT = "sixtysix-policy"
 #: The version written for a plain network; one with a symmetry is written as

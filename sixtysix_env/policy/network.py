@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, suit_relabelled_actions
-from ..env.observation import OBS_SIZE, suit_relabelling
+from ..game.actions import NUM_ACTIONS, suit_relabelled_actions
+from .observation import OBS_SIZE, suit_relabelling
 
 ACTIVATIONS = ("tanh", "relu")
 #: The symmetries a network may be averaged over (``PolicyNetwork(symmetry=...)``).

@@ -48,14 +48,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
-from ..actions import NUM_ACTIONS
-from ..env.observation import OBS_SIZE, OBS_VERSION
-from ..errors import SixtySixError
-from ..files import replaced
-from ..shipped import shipped_policies
+from ..game.actions import NUM_ACTIONS
+from ..util.errors import SixtySixError
+from ..util.files import replaced
+from ..util.version import __version__
 from .fileformat import read_policy
 from .network import SYMMETRY_TIE, PolicyNetwork, suit_tables
+from .observation import OBS_SIZE, OBS_VERSION
+from .shipped import shipped_policies
 
 #: The ONNX operator set and IR version written: old enough for every current runtime
 #: (onnxruntime 1.14 and later, onnxruntime-web, the C#, Java and C++ packages).

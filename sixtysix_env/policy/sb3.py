@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..files import check_regular_file
+from ..game.actions import NUM_ACTIONS
+from ..util.files import check_regular_file
 from .agent import PolicyAgent
 from .fileformat import MAX_PARAMETERS, PolicyFileError, check_network
 from .network import INPUTS, PolicyNetwork

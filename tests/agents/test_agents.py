@@ -8,7 +8,6 @@ import pytest
 from _positions import open_views, solved_positions
 
 from sixtysix_env import PRESETS, new_hand, player_view
-from sixtysix_env.actions import CLOSE, EXCHANGE, NUM_ACTIONS
 from sixtysix_env.agents import (
     Agent,
     AgentSpecError,
@@ -23,7 +22,8 @@ from sixtysix_env.agents import (
 from sixtysix_env.agents.expert import rollout_action, rollout_value
 from sixtysix_env.agents.heuristic import close_estimate, sure_winners
 from sixtysix_env.agents.solver import Solver
-from sixtysix_env.engine import HAND, TO_MOVE
+from sixtysix_env.game.actions import CLOSE, EXCHANGE, NUM_ACTIONS
+from sixtysix_env.game.engine import HAND, TO_MOVE
 
 PRESET_NAMES = sorted(PRESETS)
 

@@ -1,4 +1,4 @@
-"""Beliefs over the hidden cards (sixtysix_env.beliefs): every world agrees with the view,
+"""Beliefs over the hidden cards (sixtysix_env.agents.beliefs): every world agrees with the view,
 the exact posterior equals a brute-force count over deals, sampling converges to it, and
 two deals with the same view give the same belief."""
 
@@ -11,14 +11,14 @@ import random
 import numpy as np
 import pytest
 
-from sixtysix_env import beliefs as B
-from sixtysix_env.actions import CLOSE
+from sixtysix_env.agents import beliefs as B
 from sixtysix_env.agents.base import RandomAgent
 from sixtysix_env.agents.heuristic import HeuristicAgent
 from sixtysix_env.agents.models import PolicyModel, RuleModel, UniformModel, opponent_model
-from sixtysix_env.engine import new_hand
-from sixtysix_env.errors import IllegalActionError
-from sixtysix_env.view import hidden_places, player_view
+from sixtysix_env.game.actions import CLOSE
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import hidden_places, player_view
+from sixtysix_env.util.errors import IllegalActionError
 
 HEURISTIC = HeuristicAgent()
 

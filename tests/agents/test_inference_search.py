@@ -12,9 +12,9 @@ from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.lbr import LocalBestResponse
 from sixtysix_env.agents.models import PolicyModel, opponent_model
 from sixtysix_env.agents.registry import AgentSpecError
-from sixtysix_env.engine import new_hand
 from sixtysix_env.evaluation import evaluate
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
 
 
 def _views(seeds, agent="heuristic"):

@@ -8,10 +8,10 @@ import zlib
 import pytest
 
 from sixtysix_env import PRESETS, make_rules, new_hand
-from sixtysix_env.actions import CLOSE, FIRST_MARRIAGE
 from sixtysix_env.agents.solver import Solver, action_values, brute_force_value, solve
-from sixtysix_env.cards import KING, QUEEN, card
-from sixtysix_env.engine import LEAD
+from sixtysix_env.game.actions import CLOSE, FIRST_MARRIAGE
+from sixtysix_env.game.cards import KING, QUEEN, card
+from sixtysix_env.game.engine import LEAD
 
 PRESET_NAMES = sorted(PRESETS)
 #: Rule sets beyond the presets whose scoring paths the solver must follow too.

@@ -19,9 +19,9 @@ import time
 import pytest
 
 from sixtysix_env import new_hand, player_view
-from sixtysix_env.actions import CLOSE
 from sixtysix_env.agents import ExpertAgent, HeuristicAgent
 from sixtysix_env.agents.heuristic import obvious_action
+from sixtysix_env.game.actions import CLOSE
 
 BUDGET = 0.2
 #: Each sampled deal's seconds: the budget holds two deals and not a third.

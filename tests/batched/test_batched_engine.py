@@ -16,8 +16,8 @@ pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 from sixtysix_env import IllegalActionError, deal_from_deck, make_rules  # noqa: E402
 from sixtysix_env.batched.check import Mismatch, compare_random_hands  # noqa: E402
 from sixtysix_env.batched.engine import BatchedHands  # noqa: E402
-from sixtysix_env.errors import DeckError  # noqa: E402
-from sixtysix_env.rules import PRESETS  # noqa: E402
+from sixtysix_env.game.rules import PRESETS  # noqa: E402
+from sixtysix_env.util.errors import DeckError  # noqa: E402
 
 # Every switch away from the presets' values at least once: totals taken at the close,
 # closing and exchanging only on a longer stock, a lower target, no last-trick bonus.

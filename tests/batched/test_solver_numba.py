@@ -20,11 +20,11 @@ import pytest
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 
 from sixtysix_env import PRESETS, make_rules, new_hand  # noqa: E402
-from sixtysix_env.actions import CLOSE  # noqa: E402
 from sixtysix_env.agents.expert import rollout_value  # noqa: E402
 from sixtysix_env.agents.solver import Solver  # noqa: E402
 from sixtysix_env.batched.solver import CompiledSolver  # noqa: E402
-from sixtysix_env.view import determinize, player_view  # noqa: E402
+from sixtysix_env.game.actions import CLOSE  # noqa: E402
+from sixtysix_env.game.view import determinize, player_view  # noqa: E402
 
 #: The presets, and variants whose scoring paths the solver must follow too.
 ALL_RULES = {
@@ -132,7 +132,7 @@ def test_a_loaded_lane_is_the_state(name):
     from sixtysix_env.batched import kernels as kn
     from sixtysix_env.batched.engine import BatchedHands
     from sixtysix_env.batched.solver import load_state
-    from sixtysix_env.env.observation import observe_view
+    from sixtysix_env.policy.observation import observe_view
 
     rules = ALL_RULES[name]
     rng = random.Random(6)

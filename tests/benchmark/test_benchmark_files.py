@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from sixtysix_env import cli
-from sixtysix_env import standings as standings_module
 from sixtysix_env.benchmark import BENCHMARK_V1, PairStore
 from sixtysix_env.benchmark.run import pairs_to_play
+from sixtysix_env.policy import standings as standings_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POLICY = os.path.join(ROOT, "checkpoints", "sixtysix-ppo.npz")
@@ -538,5 +538,5 @@ def test_the_standings_refuse_a_broken_file_by_name(standings_folder, capsys, ch
     with pytest.raises(ValueError) as e:
         standings_module.standings()
     assert str(e.value).startswith(f"{standings_folder / 'random.json'}") and said in str(e.value)
-    assert standings_module.main([]) == 2  # python -m sixtysix_env.standings: no traceback
+    assert standings_module.main([]) == 2  # python -m sixtysix_env.policy.standings: no traceback
     assert said in capsys.readouterr().err

@@ -24,8 +24,8 @@ from agilerl.components.replay_buffer import ReplayBuffer
 from agilerl.training.train_off_policy import train_off_policy
 from agilerl.utils.utils import make_vect_envs
 
-from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.wrappers import MaskInInfo
+from sixtysix_env.policy.observation import OBS_SIZE
 
 
 def make_env() -> MaskInInfo:

@@ -13,8 +13,8 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 import sixtysix_env
 from sixtysix_env.env.core import INFO_KEYS
-from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.wrappers import MaskInInfo
+from sixtysix_env.policy.observation import OBS_SIZE
 
 pytestmark = pytest.mark.ecosystem
 

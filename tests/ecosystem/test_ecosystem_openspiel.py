@@ -15,10 +15,10 @@ pyspiel = require("pyspiel", "openspiel")
 from open_spiel.python.algorithms import ismcts, mcts
 
 from sixtysix_env import PRESETS
-from sixtysix_env.engine import deal_from_deck
-from sixtysix_env.env.observation import encode_view
-from sixtysix_env.openspiel_game import GAME_NAME, MAX_MOVES, SixtySixState
-from sixtysix_env.view import player_view
+from sixtysix_env.env.openspiel import GAME_NAME, MAX_MOVES, SixtySixState
+from sixtysix_env.game.engine import deal_from_deck
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import encode_view
 
 
 @pytest.mark.parametrize("rules", sorted(PRESETS))
@@ -86,7 +86,7 @@ def test_resample_keeps_the_information_state():
 def test_resampling_can_read_the_opponent_with_a_model():
     """With ``inference``, the resampled deals come from the belief (one per information
     state), and still agree with the player's information state."""
-    from sixtysix_env import beliefs
+    from sixtysix_env.agents import beliefs
 
     game = pyspiel.load_game(GAME_NAME, {"inference": "heuristic"})
     state = _three_moves_in(game, 4)

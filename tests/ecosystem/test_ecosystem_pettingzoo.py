@@ -14,9 +14,9 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from sixtysix_env import sixtysix_v0
 from sixtysix_env.env.core import INFO_KEYS
-from sixtysix_env.env.observation import OBS_SIZE, encode_view
 from sixtysix_env.env.wrappers import FLAT_SIZE, FlatObservation
-from sixtysix_env.view import player_view
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, encode_view
 
 pytestmark = pytest.mark.ecosystem
 

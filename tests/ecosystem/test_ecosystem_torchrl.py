@@ -16,7 +16,7 @@ from torchrl.envs.utils import MarlGroupMapType, check_env_specs
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 
 from sixtysix_env import sixtysix_v0
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.policy.observation import OBS_SIZE
 
 
 @pytest.mark.usefixtures(one_torch_thread.__name__)

@@ -20,7 +20,7 @@ from sixtysix_env import (
     sixtysix_v0,
 )
 from sixtysix_env.env.core import HAND_REASONS
-from sixtysix_env.env.observation import OBS_SIZE, encode_view
+from sixtysix_env.policy.observation import OBS_SIZE, encode_view
 
 AGENTS = ("player_0", "player_1")
 
@@ -225,7 +225,7 @@ def test_match_observation_carries_the_score():
 
 
 def sixtysix_v0_index(name: str) -> int:
-    from sixtysix_env.env.observation import INDEX
+    from sixtysix_env.policy.observation import INDEX
 
     return INDEX[name]
 
@@ -422,7 +422,7 @@ def test_ansi_render_neutral_and_one_players_view():
     mine.reset(seed=1)
     text0 = mine.render()
     assert "Seat 0's view" in text0 and "your hand" in text0
-    from sixtysix_env.render import hand_text
+    from sixtysix_env.game.render import hand_text
 
     assert hand_text(state.hand(1)) not in text0  # the opponent's cards stay hidden
     match = sixtysix_v0.raw_env(render_mode="ansi", mode="match")

@@ -10,9 +10,9 @@ import pytest
 
 import sixtysix_env  # noqa: F401 - registers SixtySix-v0
 from sixtysix_env import deal_from_deck, new_hand, sixtysix_v0
-from sixtysix_env.actions import action_name, parse_action
-from sixtysix_env.checks import as_int, as_seat, as_seed, is_int
-from sixtysix_env.errors import DeckError, IllegalActionError
+from sixtysix_env.game.actions import action_name, parse_action
+from sixtysix_env.util.checks import as_int, as_seat, as_seed, is_int
+from sixtysix_env.util.errors import DeckError, IllegalActionError
 
 DECK = list(range(24))
 

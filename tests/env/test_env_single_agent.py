@@ -14,8 +14,8 @@ from gymnasium.utils.env_checker import check_env
 import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
 from sixtysix_env import PRESETS, IllegalActionError, PlayerView, player_view
 from sixtysix_env.agents import RandomAgent
-from sixtysix_env.env.observation import encode_view
 from sixtysix_env.env.single_agent import SixtySixEnv
+from sixtysix_env.policy.observation import encode_view
 
 
 class LowestLegal:

@@ -20,9 +20,9 @@ from sixtysix_env import IllegalActionError, make_rules, random_deck  # noqa: E4
 from sixtysix_env.agents import make_agent  # noqa: E402
 from sixtysix_env.env.single_agent import SixtySixEnv  # noqa: E402
 from sixtysix_env.env.vector import SixtySixSelfPlayVectorEnv, SixtySixVectorEnv  # noqa: E402
+from sixtysix_env.game.view import player_view  # noqa: E402
 from sixtysix_env.policy.agent import PolicyAgent  # noqa: E402
 from sixtysix_env.policy.network import PolicyNetwork  # noqa: E402
-from sixtysix_env.view import player_view  # noqa: E402
 
 N = 24
 

@@ -15,8 +15,8 @@ import random
 import pytest
 
 from sixtysix_env import new_hand, player_view
-from sixtysix_env.cards import card_code, codes
-from sixtysix_env.env.observation import OBS_VERSION, action_mask, encode_view
+from sixtysix_env.game.cards import card_code, codes
+from sixtysix_env.policy.observation import OBS_VERSION, action_mask, encode_view
 
 
 def test_the_deal_of_seed_zero_is_pinned():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from sixtysix_env.progress import progress_bar
+from sixtysix_env.util.progress import progress_bar
 
 
 class _Tty(io.StringIO):

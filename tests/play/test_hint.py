@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from sixtysix_env import beliefs
+from sixtysix_env.agents import beliefs
 from sixtysix_env.cli import main
+from sixtysix_env.game.view import hidden_places, player_view
 from sixtysix_env.play.session import HUMAN, GameSession, opponent_hint
-from sixtysix_env.view import hidden_places, player_view
 
 
 def _played_session(seed: int, moves: int) -> GameSession:

@@ -8,7 +8,7 @@ import pytest
 
 from sixtysix_env import deal_from_deck, parse_action, play_actions, player_view
 from sixtysix_env.agents import make_agent
-from sixtysix_env.cards import card_code, parse_card
+from sixtysix_env.game.cards import card_code, parse_card
 from sixtysix_env.play.session import (
     COMPUTER,
     HUMAN,
@@ -146,10 +146,10 @@ def test_default_opponent_is_registered():
 
 
 def test_the_default_opponent_is_the_strongest_shipped_policy():
-    """The leaderboard's files choose it (one source: sixtysix_env/standings.py)."""
+    """The leaderboard's files choose it (one source: sixtysix_env/policy/standings.py)."""
     from sixtysix_env.play.session import default_opponent
-    from sixtysix_env.shipped import shipped_names
-    from sixtysix_env.standings import standings
+    from sixtysix_env.policy.shipped import shipped_names
+    from sixtysix_env.policy.standings import standings
 
     networks = [s.agent for s in standings() if s.agent in shipped_names()]
     assert networks, "no shipped network on the leaderboard"

@@ -7,10 +7,10 @@ import io
 import subprocess
 import sys
 
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.play import terminal
 from sixtysix_env.play.session import GameSession, explain_result
 from sixtysix_env.play.terminal import TerminalGame
-from sixtysix_env.rules import make_rules
 
 MARRIAGE_DECK = "AC KH QH JD QD KD 9S JS 9D AS TS KS TC 9C JC QC KC 9H JH TH AH TD AD QS"
 

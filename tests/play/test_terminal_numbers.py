@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from sixtysix_env.cards import card_code
+from sixtysix_env.game.cards import card_code
 from sixtysix_env.play.session import GameSession, moves
 from sixtysix_env.play.terminal import TerminalGame
 

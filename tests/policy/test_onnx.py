@@ -26,15 +26,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import FIELDS, OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyAgent, PolicyFileError, PolicyNetwork, read_policy
 from sixtysix_env.policy import onnx as ox
 from sixtysix_env.policy.network import SYMMETRY_TIE
-from sixtysix_env.shipped import shipped_policies
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import FIELDS, OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from sixtysix_env.policy.shipped import shipped_policies
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "onnx"
@@ -360,8 +360,8 @@ def test_a_shipped_policy_on_100000_positions_of_real_games(ort, hundred_thousan
 
 def batched_positions(n: int, lanes: int = 2048, seed: int = 0):
     """The observations and masks of the first ``n`` decisions of hands on the batched engine."""
+    from sixtysix_env.agents.batch import BatchedHeuristic, BatchedRandom
     from sixtysix_env.batched.engine import BatchedHands
-    from sixtysix_env.batched.opponents import BatchedHeuristic, BatchedRandom
 
     rng = np.random.default_rng(seed)
     hands = BatchedHands(lanes)

@@ -10,10 +10,10 @@ import random
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_SIZE, OBS_VERSION, encode_view
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import (
     PolicyAgent,
     PolicyFileError,
@@ -22,7 +22,7 @@ from sixtysix_env.policy import (
     read_policy,
     save_policy,
 )
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, OBS_VERSION, encode_view
 
 
 def random_network(seed: int = 0, hidden=(16, 8), activation: str = "relu") -> PolicyNetwork:

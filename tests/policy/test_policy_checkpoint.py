@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import OBS_VERSION
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import load_policy
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_VERSION
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKPOINTS = sorted(glob.glob(os.path.join(ROOT, "checkpoints", "*.npz")))

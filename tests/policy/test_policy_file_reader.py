@@ -15,9 +15,9 @@ import zlib
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
+from sixtysix_env.policy.observation import OBS_SIZE
 
 
 def small_network() -> PolicyNetwork:

@@ -16,10 +16,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
-from sixtysix_env.cards import NUM_RANKS
-from sixtysix_env.engine import deal_from_deck, random_deck
-from sixtysix_env.env.observation import OBS_SIZE, action_mask, encode_view, suit_relabelling
+from sixtysix_env.game.actions import NUM_ACTIONS, suit_relabelled_actions
+from sixtysix_env.game.cards import NUM_RANKS
+from sixtysix_env.game.engine import deal_from_deck, random_deck
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import (
     PolicyAgent,
     PolicyFileError,
@@ -27,7 +27,7 @@ from sixtysix_env.policy import (
     read_policy,
     save_policy,
 )
-from sixtysix_env.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, action_mask, encode_view, suit_relabelling
 
 PERMS = list(itertools.permutations(range(4)))
 

@@ -8,11 +8,11 @@ import warnings
 import pytest
 
 from sixtysix_env.agents import make_agent
-from sixtysix_env.engine import new_hand
 from sixtysix_env.evaluation import evaluate
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import make_rules
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy.agent import RulesMismatchWarning, rules_difference
-from sixtysix_env.rules import make_rules
-from sixtysix_env.view import player_view
 
 
 def _play_some(agent, rules: str, hands: int = 3) -> None:

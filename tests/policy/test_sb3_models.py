@@ -17,11 +17,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.agents import make_agent
 from sixtysix_env.agents.registry import AgentSpecError
-from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.evaluation.play import play_paired_deal, play_paired_deals_batched
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import (
     PolicyAgent,
     PolicyFileError,
@@ -30,7 +30,7 @@ from sixtysix_env.policy import (
     save_policy,
 )
 from sixtysix_env.policy.fileformat import INPUTS_FORMAT_VERSION
-from sixtysix_env.rules import make_rules
+from sixtysix_env.policy.observation import OBS_SIZE
 
 
 @pytest.fixture
@@ -152,7 +152,7 @@ def test_a_symmetry_with_the_mask_as_input_is_refused():
 
 def test_lock_step_play_of_a_network_reading_the_mask_is_the_per_hand_play():
     pytest.importorskip("numba")
-    from sixtysix_env.batched.opponents import batched
+    from sixtysix_env.agents.batch import batched
 
     agent = PolicyAgent(_mask_network(3), name="m")
     rules = make_rules("altmisalti")
@@ -238,8 +238,8 @@ def test_bad_files_and_options_are_refused(tmp_path, torch):
 def _observations(n: int, seed: int = 0, width: int = 2000):
     """``n`` observations and masks of the seat to move, from hands played on the batched
     engine by the heuristic and random legal moves (half each)."""
+    from sixtysix_env.agents.batch import BatchedHeuristic
     from sixtysix_env.batched.engine import BatchedHands
-    from sixtysix_env.batched.opponents import BatchedHeuristic
 
     rng = np.random.default_rng(seed)
     hands, heur = BatchedHands(width), BatchedHeuristic()

@@ -42,7 +42,7 @@ def test_only_the_engine_reads_the_state_layout():
               "CLOSED_BY", "TRICK_NO", "JUST_CLOSED", "_NV"}
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == "engine.py" and path.parent == PACKAGE:
+        if path.name == "engine.py" and path.parent == PACKAGE / "game":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -55,8 +55,8 @@ def test_only_the_engine_reads_the_state_layout():
 
 
 def test_every_refusal_code_of_the_rules_has_words_for_people():
+    from sixtysix_env.game.rules import REFUSALS
     from sixtysix_env.play.session import REFUSAL_WORDS
-    from sixtysix_env.rules import REFUSALS
 
     assert len(set(REFUSALS)) == len(REFUSALS)
     assert set(REFUSALS) == set(REFUSAL_WORDS)

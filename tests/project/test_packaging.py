@@ -18,7 +18,7 @@ import sixtysix_env
 from sixtysix_env import cli, new_hand, player_view
 from sixtysix_env.agents import AgentSpecError, agent_names, make_agent
 from sixtysix_env.policy import load_policy, read_policy
-from sixtysix_env.shipped import policy_summary, shipped_policies
+from sixtysix_env.policy.shipped import policy_summary, shipped_policies
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED_NPZ = sorted(f for f in os.listdir(os.path.join(ROOT, "checkpoints")) if f.endswith(".npz"))

@@ -1,4 +1,4 @@
-"""One source for which agent is strongest: the leaderboard's files (sixtysix_env/standings.py).
+"""One source for which agent is strongest: the leaderboard's files (sixtysix_env/policy/standings.py).
 
 The README, docs/benchmark.md and ``sixtysix agents`` take the ranking from them; these
 tests fail when a copy differs from the files, or when a page claims "strongest" anywhere
@@ -14,8 +14,8 @@ import re
 import pytest
 
 from sixtysix_env.agents.listing import describe_agents
-from sixtysix_env.shipped import shipped_names
-from sixtysix_env.standings import (
+from sixtysix_env.policy.shipped import shipped_names
+from sixtysix_env.policy.standings import (
     BEGIN,
     END,
     shipped_table,
@@ -55,7 +55,7 @@ def test_each_page_holds_the_standings_as_the_files_make_them(page):
     assert text.count(BEGIN) == 1 and text.count(END) == 1, page
     assert with_table(text, shipped_table()) == text, (
         f"{page}'s standings differ from the leaderboard's files: run "
-        f"python -m sixtysix_env.standings {page}"
+        f"python -m sixtysix_env.policy.standings {page}"
     )
 
 
@@ -95,5 +95,5 @@ def test_every_shipped_policy_has_a_row_on_the_leaderboard():
     assert not missing, (
         f"shipped policies without a leaderboard row: {missing}; run sixtysix benchmark "
         "NAME --out-dir docs/benchmarks/benchmark-v1, then sixtysix leaderboard and "
-        "python -m sixtysix_env.standings README.md docs/benchmark.md"
+        "python -m sixtysix_env.policy.standings README.md docs/benchmark.md"
     )

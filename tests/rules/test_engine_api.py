@@ -24,7 +24,7 @@ from sixtysix_env import (
     parse_card,
     player_view,
 )
-from sixtysix_env.cards import card_code
+from sixtysix_env.game.cards import card_code
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,7 +165,7 @@ def test_package_names_are_not_shadowed_by_subpackages():
 
 
 def test_demo_names_its_players_and_takes_any_agents():
-    from sixtysix_env.demo import play_demo
+    from sixtysix_env.play.demo import play_demo
 
     text = play_demo(seed=3, agents=("heuristic", "random"))
     assert "seat 0: heuristic, seat 1: random" in text.splitlines()[0]

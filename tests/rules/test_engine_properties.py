@@ -19,8 +19,8 @@ from sixtysix_env import (
     player_view,
     random_deck,
 )
-from sixtysix_env.cards import ALL_CARDS, CARD_POINTS, TOTAL_CARD_POINTS, mask_points
-from sixtysix_env.engine import Trick
+from sixtysix_env.game.cards import ALL_CARDS, CARD_POINTS, TOTAL_CARD_POINTS, mask_points
+from sixtysix_env.game.engine import Trick
 
 PRESET_NAMES = sorted(PRESETS)
 MAX_ACTIONS_PER_HAND = 12 * 2 + 2  # every card, one exchange, one close

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sixtysix_env.rules import PRESETS, RuleConfig
+from sixtysix_env.game.rules import PRESETS, RuleConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rules.md"

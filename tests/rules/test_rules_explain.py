@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from sixtysix_env.actions import NUM_ACTIONS, action_name
-from sixtysix_env.engine import new_hand
+from sixtysix_env.game.actions import NUM_ACTIONS, action_name
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.rules import PRESETS
+from sixtysix_env.game.view import player_view
 from sixtysix_env.play.session import explain_illegal
-from sixtysix_env.rules import PRESETS
-from sixtysix_env.view import player_view
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -33,10 +33,10 @@ from sixtysix_env import (
     play_actions,
     player_view,
 )
-from sixtysix_env.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
-from sixtysix_env.cards import card_code, cards_of, mask_of
-from sixtysix_env.engine import Close
-from sixtysix_env.rules import SWITCHES
+from sixtysix_env.game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
+from sixtysix_env.game.cards import card_code, cards_of, mask_of
+from sixtysix_env.game.engine import Close
+from sixtysix_env.game.rules import SWITCHES
 
 PRESETS = ("altmisalti", "pagat66", "santase")
 POINTS = {"9": 0, "J": 2, "Q": 3, "K": 4, "T": 10, "A": 11}

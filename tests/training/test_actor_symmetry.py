@@ -23,9 +23,9 @@ pytestmark = pytest.mark.skipif(
 from _processes import check_renames_with_the_suits  # noqa: E402
 from test_learning import _model, _positions  # noqa: E402  (the same small models and hands)
 
-from sixtysix_env.actions import NUM_ACTIONS, suit_relabelled_actions
-from sixtysix_env.env.observation import OBS_SIZE, encode_view, suit_relabelling
-from sixtysix_env.view import player_view
+from sixtysix_env.game.actions import NUM_ACTIONS, suit_relabelled_actions
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import OBS_SIZE, encode_view, suit_relabelling
 
 PERMS = list(itertools.permutations(range(4)))
 
@@ -162,7 +162,7 @@ def test_the_shipped_networks_answer_every_renaming_of_the_suits_alike(name):
     stored matrices still rename their answer with the suits, in one forward pass
     (their cards in checkpoints/)."""
     from sixtysix_env.policy.fileformat import read_policy
-    from sixtysix_env.shipped import shipped_policies
+    from sixtysix_env.policy.shipped import shipped_policies
 
     network, meta = read_policy(str(shipped_policies()[name].path))
     assert meta["training"]["config"]["actor_symmetry"] == "suits"

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.skipif(
 pytest.importorskip("msgspec")
 pytest.importorskip("yaml")
 
-from sixtysix_env.env.observation import encode_with_mask  # noqa: E402
-from sixtysix_env.view import player_view  # noqa: E402
+from sixtysix_env.game.view import player_view  # noqa: E402
+from sixtysix_env.policy.observation import encode_with_mask  # noqa: E402
 from sixtysix_training.config import ConfigError, load_config  # noqa: E402
 from sixtysix_training.pool import OpponentPool  # noqa: E402
 
@@ -148,7 +148,7 @@ def test_opponents_no_game_plays_are_let_go(monkeypatch):
 
 
 def test_batched_games_deal_at_the_drawn_scores_and_pay_the_match():
-    from sixtysix_env.env.observation import INDEX as OBS_INDEX
+    from sixtysix_env.policy.observation import INDEX as OBS_INDEX
     from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from sixtysix_env import cli
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import PolicyNetwork, read_policy, save_policy
-from sixtysix_env.rules import make_rules
+from sixtysix_env.policy.observation import OBS_SIZE
 from sixtysix_training.ensemble import average_networks, merge_policy_files
 
 

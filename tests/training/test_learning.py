@@ -23,11 +23,11 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
 )
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.cards import NUM_CARDS, NUM_RANKS
-from sixtysix_env.engine import deal_from_deck, random_deck
-from sixtysix_env.env.observation import OBS_SIZE, action_mask, encode_view
-from sixtysix_env.view import determinize, player_view
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.cards import NUM_CARDS, NUM_RANKS
+from sixtysix_env.game.engine import deal_from_deck, random_deck
+from sixtysix_env.game.view import determinize, player_view
+from sixtysix_env.policy.observation import OBS_SIZE, action_mask, encode_view
 from sixtysix_training.learning import (
     PERMUTATIONS,
     PRIV_SIZE,

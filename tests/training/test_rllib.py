@@ -643,7 +643,7 @@ def _play_training_env(env_config: dict, hands: int, seed: int = 3):
 
 @pytest.mark.parametrize("privileged", [False, True])
 def test_suit_augment_renames_every_seat_and_maps_moves_back(privileged):
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib import league
 
@@ -662,7 +662,7 @@ def test_privileged_learner_module_actor_ignores_hidden_cards():
     import torch
     from ray.rllib.core.columns import Columns
 
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib.modules import PrivilegedLearnerModule
     from sixtysix_training.rllib.train import learner_spec
@@ -703,7 +703,7 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
     from _processes import check_renames_with_the_suits
     from ray.rllib.core.columns import Columns
 
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib.modules import SuitSymmetricLearnerModule
     from sixtysix_training.rllib.train import learner_spec
@@ -755,7 +755,7 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
     import torch
     from ray.rllib.core.columns import Columns
 
-    from sixtysix_env.env.observation import OBS_SIZE
+    from sixtysix_env.policy.observation import OBS_SIZE
     from sixtysix_training.learning import PRIV_SIZE
     from sixtysix_training.rllib import modules
     from sixtysix_training.rllib.train import learner_spec
@@ -801,7 +801,7 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
 
 def test_env_runners_keep_numpys_blas_on_one_thread(two_blas_threads):
     """league.make_env (called in every env runner's process) limits numpy's BLAS to one
-    thread, as the SB3 path does while it learns (sixtysix_env/blas.py)."""
+    thread, as the SB3 path does while it learns (sixtysix_env/evaluation/blas.py)."""
     _ray()
     from sixtysix_training.rllib.league import make_env
 
@@ -861,8 +861,8 @@ def test_a_run_with_its_own_critic_sizes_trains_and_exports(tmp_path):
     _ray()
     from _processes import check_exported_as_evaluated
 
-    from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_env.policy import load_policy
+    from sixtysix_env.policy.observation import OBS_SIZE
 
     run_dir, out = _train_short_and_export(tmp_path, critic_arch="[16, 8]")
     assert load_policy(out).network.layers == [[OBS_SIZE, 64], [64, 64], [64, 34]]
@@ -876,8 +876,8 @@ def test_a_run_with_both_learning_options_trains_and_exports(tmp_path):
     _ray()
     from _processes import check_exported_as_evaluated
 
-    from sixtysix_env.env.observation import OBS_SIZE
     from sixtysix_env.policy import load_policy
+    from sixtysix_env.policy.observation import OBS_SIZE
 
     run_dir, out = _train_short_and_export(
         tmp_path, suit_augment="true", privileged_critic="true", play_symmetry="suits"

@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(
 )
 pytest.importorskip("yaml")
 
-from sixtysix_env.engine import new_hand
-from sixtysix_env.env.observation import encode_view
-from sixtysix_env.view import player_view
+from sixtysix_env.game.engine import new_hand
+from sixtysix_env.game.view import player_view
+from sixtysix_env.policy.observation import encode_view
 from sixtysix_training.config import ConfigError, TrainConfig, field_docs, load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("flask", reason="the web mode needs Flask (the [play] extra)")
 
 from sixtysix_env.agents import agent_names
-from sixtysix_env.cards import SUITS, card_code, cards_of
-from sixtysix_env.engine import State
+from sixtysix_env.game.cards import SUITS, card_code, cards_of
+from sixtysix_env.game.engine import State
 from sixtysix_env.play import web
 from sixtysix_env.play.session import COMPUTER, HUMAN, GameSession
 

@@ -106,7 +106,7 @@ def test_raise_mode_names_no_hidden_card():
     with pytest.raises(OpponentError) as ei:
         s.act("AC")
     text = str(ei.value)
-    from sixtysix_env.cards import card_code, cards_of
+    from sixtysix_env.game.cards import card_code, cards_of
 
     assert not any(card_code(c) in text for c in cards_of(comp_hand))
     assert "legal" not in text

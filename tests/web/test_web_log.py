@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sixtysix_env.cards import card_code
+from sixtysix_env.game.cards import card_code
 from sixtysix_env.play.session import GameSession
 from sixtysix_env.play.webjson import game_json
 

@@ -15,8 +15,8 @@ import os
 import time
 from typing import Any
 
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import read_policy, save_policy
-from sixtysix_env.rules import make_rules
 
 from ..config import load_config
 from ..figures import evaluate_at_export, export_lines

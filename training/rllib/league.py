@@ -42,10 +42,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from sixtysix_env.actions import NUM_ACTIONS
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY, RLlibObservationWrapper
+from sixtysix_env.game.actions import NUM_ACTIONS
+from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork
-from sixtysix_env.view import player_view
 
 from ..learning import PRIV_SIZE, SuitRenamer, privileged_features
 
@@ -263,7 +263,7 @@ class SuitRenamingWrapper(BaseWrapper):
 
 def training_aec_env(env_config: dict):
     """The AEC game the learner trains on, with the wrappers its options ask for."""
-    from sixtysix_env.sixtysix_v0 import raw_env
+    from sixtysix_env.env.sixtysix_v0 import raw_env
 
     env = RLlibObservationWrapper(raw_env(rules=env_config.get("rules", "altmisalti")))
     if env_config.get("privileged_critic"):
@@ -287,11 +287,11 @@ def make_env(env_config: dict):
     ``privileged_critic`` and ``suit_augment`` add their wrappers
     (:mod:`sixtysix_training.learning`). Ray calls it in each env runner's
     process, whose numpy BLAS it keeps on one thread: the snapshots' numpy passes
-    beside torch's threads (:mod:`sixtysix_env.blas`).
+    beside torch's threads (:mod:`sixtysix_env.evaluation.blas`).
     """
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from sixtysix_env.blas import limit_blas_threads
+    from sixtysix_env.evaluation.blas import limit_blas_threads
 
     limit_blas_threads()
     return PettingZooEnv(training_aec_env(env_config))

@@ -25,8 +25,8 @@ from ray.rllib.core.models.torch.encoder import TorchMLPEncoder
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from sixtysix_env.env.observation import OBS_SIZE
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
+from sixtysix_env.policy.observation import OBS_SIZE
 
 from .league import _LEAGUE, HINT_KEY
 

@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
-from sixtysix_env.machine import machine
+from sixtysix_env.util.machine import machine
 
 from ..config import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
 from ..figures import eval_charts
@@ -542,7 +542,7 @@ def train(
     import ray
     import torch
 
-    from sixtysix_env.blas import one_blas_thread
+    from sixtysix_env.evaluation.blas import one_blas_thread
 
     from .export import export_run
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from sixtysix_env.actions import NUM_ACTIONS
-from sixtysix_env.env.observation import OBS_SIZE
+from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.policy import PolicyNetwork
+from sixtysix_env.policy.observation import OBS_SIZE
 
 _LINEAR = re.compile(r"^(?P<prefix>.*)\.(?P<index>\d+)\.weight$")
 

@@ -22,18 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..agents.base import Agent, RandomAgent
-from ..agents.heuristic import HeuristicAgent
-from ..agents.registry import make_agent
-from ..cards import bits_of
-from ..env.observation import OBS_SIZE
+from ..batched import heuristic as hk
+from ..batched import kernels as kn
+from ..batched.engine import BatchedHands
+from ..game.actions import NUM_ACTIONS
+from ..game.cards import bits_of
+from ..game.view import player_view
 from ..policy.agent import PolicyAgent
 from ..policy.network import SYMMETRY_TIE
-from ..view import player_view
-from . import heuristic as hk
-from . import kernels as kn
-from .engine import BatchedHands
+from ..policy.observation import OBS_SIZE
+from .base import Agent, RandomAgent
+from .heuristic import HeuristicAgent
+from .registry import make_agent
 
 
 class BatchedRandom:

@@ -8,7 +8,7 @@ The verbs follow OpenSpiel: :meth:`~State.current_player`,
 
 Internally the numbers of a state live in one flat list (one copy per step).
 The layout is this module's own: other modules read a state through its
-named accessors (what a seat may know of it is :mod:`sixtysix_env.view`'s
+named accessors (what a seat may know of it is :mod:`sixtysix_env.game.view`'s
 rule, the solver's integers are :mod:`sixtysix_env.agents.solver`'s) and
 build one with :func:`build_state`. The indices:
 
@@ -43,6 +43,8 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..util.checks import ALLOWED, as_int, as_seat, as_seed, is_int
+from ..util.errors import DeckError, IllegalActionError
 from .actions import (
     CLOSE,
     EXCHANGE,
@@ -66,8 +68,6 @@ from .cards import (
     card_code,
     parse_card,
 )
-from .checks import ALLOWED, as_int, as_seat, as_seed, is_int
-from .errors import DeckError, IllegalActionError
 from .events import (
     FAILED_CLOSE,
     LAST_TRICK,
@@ -328,7 +328,7 @@ class State:
 
     def is_legal(self, action: int | str) -> bool:
         """Whether ``apply(action)`` would succeed (ids, numpy integers and names; bools are not
-        actions, see :mod:`sixtysix_env.checks`)."""
+        actions, see :mod:`sixtysix_env.util.checks`)."""
         if type(action) is not int:
             try:
                 action = parse_action(action)
@@ -341,7 +341,7 @@ class State:
 
         Anything that is not a legal action now (a bool, a float, an unknown
         name, an id out of range or not legal) raises
-        :class:`~sixtysix_env.errors.IllegalActionError`.
+        :class:`~sixtysix_env.util.errors.IllegalActionError`.
         """
         if type(action) is not int:
             try:
@@ -587,7 +587,7 @@ def build_state(
     match_score: tuple[int, int],
 ) -> State:
     """A state from its parts (``stock`` the face-down cards in drawing order); for
-    :func:`~sixtysix_env.view.determinize`, which deals a view's hidden cards. Nothing is
+    :func:`~sixtysix_env.game.view.determinize`, which deals a view's hidden cards. Nothing is
     checked: the parts must describe a position the rules can reach."""
     v = [0] * _NV
     for i in (0, 1):

@@ -1,8 +1,8 @@
 """Beliefs over the hidden cards: where each unseen card lies, read from the opponent's moves.
 
-A seat's :class:`~sixtysix_env.view.PlayerView` says which cards it cannot
+A seat's :class:`~sixtysix_env.game.view.PlayerView` says which cards it cannot
 see, not where they are: in the opponent's hand or in the face-down stock.
-:func:`~sixtysix_env.view.determinize` deals them uniformly. But every move
+:func:`~sixtysix_env.game.view.determinize` deals them uniformly. But every move
 the opponent made says something about the cards it held. Given an
 **opponent model** (anything with ``probabilities(views)``: the probability of
 each action id in each of a list of views, as a numpy array ``(len(views),
@@ -20,7 +20,7 @@ from the stock. Under a uniformly shuffled deck every deal agreeing with the
 view is equally likely before the moves are weighed, and:
 
 * the opponent's hidden cards are any ``need`` of the unseen cards it may
-  hold (:func:`~sixtysix_env.view.hidden_places`);
+  hold (:func:`~sixtysix_env.game.view.hidden_places`);
 * its cards are dealt to its places (the six of the deal, then one per draw)
   so that each card it played, showed or exchanged was in its hand by then.
   Cards it holds now have no such deadline, so the number of ways to place
@@ -53,12 +53,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .actions import CLOSE, EXCHANGE, NUM_ACTIONS, marriage_action
-from .cards import bits_of
-from .engine import State, deal_from_deck
-from .errors import IllegalActionError
-from .events import Close, Exchange, Marriage, Trick
-from .view import PlayerView, determinize, hidden_places, player_view
+from ..game.actions import CLOSE, EXCHANGE, NUM_ACTIONS, marriage_action
+from ..game.cards import bits_of
+from ..game.engine import State, deal_from_deck
+from ..game.events import Close, Exchange, Marriage, Trick
+from ..game.view import PlayerView, determinize, hidden_places, player_view
+from ..util.errors import IllegalActionError
 
 __all__ = [
     "Belief",
@@ -526,7 +526,7 @@ def _taken_in_lanes(view: PlayerView, h: History, lane_probabilities, found) -> 
     """:func:`_taken` with every world in a lane of the batched engine, the moves
     applied to all at once and the model asked once per opponent move
     (``lane_probabilities(hands, lanes, seats)``; the same probabilities)."""
-    from .batched.engine import BatchedHands
+    from ..batched.engine import BatchedHands
 
     n = len(found)
     hands = BatchedHands(n, view.rules)
@@ -551,7 +551,7 @@ def _taken_in_lanes(view: PlayerView, h: History, lane_probabilities, found) -> 
 
 
 def _have_numba() -> bool:
-    from .batched import have_numba
+    from ..batched import have_numba
 
     return have_numba()
 

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..util.errors import RuleConfigError
 from .cards import (
     CARD_POINTS,
     HIGHER_IN_SUIT,
@@ -24,7 +25,6 @@ from .cards import (
     QUEEN_KING,
     SUIT_MASK,
 )
-from .errors import RuleConfigError
 
 FAILED_CLOSE_PENALTIES = ("2", "2-or-3", "3")
 OPPONENT_TOTALS_AT = ("end", "close")
@@ -176,7 +176,7 @@ def make_rules(rules: str | RuleConfig | dict | None = None, **overrides: Any) -
 #
 # One statement of each rule, used by the engine, the solver's search, the
 # agents, the explanations given to people and the narration. Cards and hands
-# are card ids and bit masks (:mod:`sixtysix_env.cards`); nothing here builds a
+# are card ids and bit masks (:mod:`sixtysix_env.game.cards`); nothing here builds a
 # state, so the search can call these on its own integers.
 
 #: A hand's loser with this total (card points and counted marriages) or more
@@ -238,7 +238,7 @@ def follow_mask(hand: int, lead: int, trump_suit: int, must_beat: bool) -> int:
 
 
 # Why an action is refused: the codes below, or None when the rule allows it.
-# ``sixtysix_env.wording.explain_illegal`` words them for people; the
+# ``sixtysix_env.game.wording.explain_illegal`` words them for people; the
 # engine's legal mask is built from the same functions.
 NOT_HELD = "not_held"  # the card (or the 9 of trumps, or a marriage half) is not in hand
 MUST_FOLLOW = "must_follow"  # strict phase: a card of the led suit must be played
@@ -320,7 +320,7 @@ def close_refusal(
     return None
 
 
-#: Reasons a hand ends (``HandResult.reason``; re-exported by :mod:`sixtysix_env.events`).
+#: Reasons a hand ends (``HandResult.reason``; re-exported by :mod:`sixtysix_env.game.events`).
 WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = "went_out", "failed_close", "last_trick", "tie"
 
 

@@ -1,10 +1,10 @@
 """The sentences about a hand's public events: a trick, a marriage, an exchange, a close.
 
-One function for each kind of event (:mod:`sixtysix_env.events`), each one
-sentence without a final stop; :func:`sixtysix_env.render.describe_event` picks
+One function for each kind of event (:mod:`sixtysix_env.game.events`), each one
+sentence without a final stop; :func:`sixtysix_env.game.render.describe_event` picks
 the one for an event's type (this layer sits below the events, so it reads them
 by their fields). ``voice`` names the seats and makes the verbs agree
-(:class:`~sixtysix_env.wording.voice.Voice`), ``name`` names a card and
+(:class:`~sixtysix_env.game.wording.voice.Voice`), ``name`` names a card and
 ``capital`` capitalises the seats' names.
 """
 

@@ -40,9 +40,9 @@ def describe_event(
 ) -> str:
     """One sentence (no final stop) for a public event: the narration of demos, pictures of a
     state and the play session. ``voice`` names the seats and makes the verbs agree
-    (:mod:`sixtysix_env.wording`; "seat 0 leads" by default), ``name`` names a card, and
+    (:mod:`sixtysix_env.game.wording`; "seat 0 leads" by default), ``name`` names a card, and
     ``capital`` capitalises the seats' names. The sentences are the wording layer's
-    (:mod:`sixtysix_env.wording.events`); this picks the one for the event's type."""
+    (:mod:`sixtysix_env.game.wording.events`); this picks the one for the event's type."""
     sentence = _SENTENCES.get(type(e))
     if sentence is None:
         raise TypeError(f"not an event of a hand: {e!r}")

@@ -11,13 +11,13 @@ import argparse
 import random
 import sys
 
-from .agents import agent_names, make_agent
-from .cards import SUIT_NAMES, card_code
-from .engine import new_hand
-from .events import Trick
-from .render import describe_event, hand_text
-from .rules import PRESETS
-from .view import player_view
+from ..agents import agent_names, make_agent
+from ..game.cards import SUIT_NAMES, card_code
+from ..game.engine import new_hand
+from ..game.events import Trick
+from ..game.render import describe_event, hand_text
+from ..game.rules import PRESETS
+from ..game.view import player_view
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,8 +20,8 @@ from .results import points_breakdown as points_breakdown  # re-exported: the pl
 from .voice import named
 
 if TYPE_CHECKING:  # only for annotations: the session and the events sit above this layer
+    from ...play.session import Step
     from ..events import HandResult
-    from ..play.session import Step
 
 NAMES = ("you", "the computer")
 #: The person's side of every sentence: "you lead", "the computer leads".

@@ -1,9 +1,9 @@
 """The refusals: why a move the person asks for is not legal now, in a sentence or two.
 
 The reasons come from the rule functions the engine builds its legal mask with
-(:func:`~sixtysix_env.rules.follow_refusal` and the others, each refusal a code
-of :data:`~sixtysix_env.rules.REFUSALS`); :data:`REFUSAL_WORDS` words each code.
-The view is read by its fields (a :class:`~sixtysix_env.view.PlayerView`; the
+(:func:`~sixtysix_env.game.rules.follow_refusal` and the others, each refusal a code
+of :data:`~sixtysix_env.game.rules.REFUSALS`); :data:`REFUSAL_WORDS` words each code.
+The view is read by its fields (a :class:`~sixtysix_env.game.view.PlayerView`; the
 views sit above this layer).
 """
 
@@ -50,7 +50,7 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
     """Why ``action`` is not legal for the person in ``view`` (one sentence or two).
 
     The reasons come from the rule functions the engine builds its legal mask
-    with (:func:`~sixtysix_env.rules.follow_refusal` and the others), worded here.
+    with (:func:`~sixtysix_env.game.rules.follow_refusal` and the others), worded here.
     """
     rules = view.rules
     if view.result is not None:
@@ -144,7 +144,7 @@ def _must_trump(view: PlayerView, about, name) -> str:
     )
 
 
-#: The words for each refusal code of :mod:`sixtysix_env.rules`.
+#: The words for each refusal code of :mod:`sixtysix_env.game.rules`.
 REFUSAL_WORDS: dict[str, Callable[..., str]] = {
     NOT_HELD: _not_held,
     MUST_FOLLOW: _must_follow,

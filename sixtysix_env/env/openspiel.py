@@ -10,12 +10,12 @@
 
 One hand per game. Chance deals it: first the dealer (chance outcome 0 or
 1), then the deck card by card, top first (outcomes are card ids 0-23, the
-order :func:`sixtysix_env.engine.deal_from_deck` reads). The players' action
-ids are the engine's (0-33, as in :mod:`sixtysix_env.sixtysix_v0`); the
+order :func:`sixtysix_env.game.engine.deal_from_deck` reads). The players' action
+ids are the engine's (0-33, as in :mod:`sixtysix_env.env.sixtysix_v0`); the
 utilities are the hand's game points, zero-sum (-3 to 3).
 
 * observation tensor (349): the environment's observation
-  (:func:`sixtysix_env.env.observation.encode_view` of the player's view);
+  (:func:`sixtysix_env.policy.observation.encode_view` of the player's view);
   observation string: the player's view as text.
 * information-state tensor: the observation, then the public move history,
   one row per move (26 rows: 24 cards, the trump exchange and the close;
@@ -29,11 +29,11 @@ utilities are the hand's game points, zero-sum (-3 to 3).
   (the order matters to no future play or score).
 * ``resample_from_infostate(player, sampler)``: the same public history on
   a deal drawn uniformly among those consistent with the player's view
-  (:func:`sixtysix_env.view.determinize`), for OpenSpiel's ISMCTS bot. With the
+  (:func:`sixtysix_env.game.view.determinize`), for OpenSpiel's ISMCTS bot. With the
   game parameter ``inference`` (an opponent model's name: ``heuristic``,
   ``random``, a shipped policy or a ``.npz`` file) the deal is drawn from the
   belief that reading the opponent's moves with that model gives
-  (:func:`sixtysix_env.beliefs.infer`), computed once per information state.
+  (:func:`sixtysix_env.agents.beliefs.infer`), computed once per information state.
 
 ``pyspiel`` is imported only when this module is; the package itself never
 imports it.
@@ -46,13 +46,13 @@ import random
 import numpy as np
 import pyspiel
 
-from .actions import NUM_ACTIONS, action_name
-from .cards import NUM_CARDS, card_code
-from .engine import State, deal_from_deck
-from .env.observation import OBS_SIZE, encode_view
-from .render import render_state, render_view
-from .rules import PRESETS, make_rules
-from .view import determinize, player_view
+from ..game.actions import NUM_ACTIONS, action_name
+from ..game.cards import NUM_CARDS, card_code
+from ..game.engine import State, deal_from_deck
+from ..game.render import render_state, render_view
+from ..game.rules import PRESETS, make_rules
+from ..game.view import determinize, player_view
+from ..policy.observation import OBS_SIZE, encode_view
 
 GAME_NAME = "python_sixtysix"
 #: The belief behind ``inference``: a rule-based model's softness, the worlds weighed.
@@ -104,7 +104,7 @@ class SixtySixGame(pyspiel.Game):
         self.inference = params.get("inference", "")
         self.model = None
         if self.inference:
-            from .agents.models import opponent_model
+            from ..agents.models import opponent_model
 
             self.model = opponent_model(self.inference, INFERENCE_SOFTNESS)
         #: The last beliefs computed, by (player, public moves): ISMCTS resamples one
@@ -113,7 +113,7 @@ class SixtySixGame(pyspiel.Game):
 
     def belief(self, state: SixtySixState, player: int):
         """The belief of ``player`` in ``state`` under the game's model (cached)."""
-        from .beliefs import infer
+        from ..agents.beliefs import infer
 
         key = (player, tuple(state.moves), state.engine.dealer, state.engine.trump_card)
         b = self.beliefs.get(key)
@@ -196,7 +196,7 @@ class SixtySixState(pyspiel.State):
         """A state with the same public history, its hidden cards dealt anew.
 
         The hidden cards are drawn uniformly among those the player's view
-        allows (:func:`~sixtysix_env.view.determinize`), from a generator
+        allows (:func:`~sixtysix_env.game.view.determinize`), from a generator
         seeded by ``probability_sampler`` (OpenSpiel's uniform sampler).
         """
         if self.engine is None:

@@ -78,7 +78,7 @@ def policy_summary(path: str | os.PathLike) -> dict[str, Any]:
     opponent the game points per hand with its 95% interval and the number of
     paired deals, as measured at export (empty if the file has none).
     """
-    from .policy import read_policy
+    from . import read_policy
 
     _, meta = read_policy(path)
     training = meta.get("training") or {}

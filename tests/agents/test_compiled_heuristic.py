@@ -8,8 +8,9 @@ import pytest
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 
 from sixtysix_env import make_rules  # noqa: E402
-from sixtysix_env.batched.check import Mismatch, compare_heuristic  # noqa: E402
-from sixtysix_env.rules import PRESETS  # noqa: E402
+from sixtysix_env.agents.check import compare_heuristic  # noqa: E402
+from sixtysix_env.batched.check import Mismatch  # noqa: E402
+from sixtysix_env.game.rules import PRESETS  # noqa: E402
 
 
 @pytest.mark.parametrize("rules", list(PRESETS) + [make_rules("altmisalti", going_out=50)],
@@ -30,12 +31,13 @@ def test_same_moves_over_many_positions(rules):
 
 def test_the_comparison_can_fail(monkeypatch):
     # A reference agent with another close margin is another player: some move must differ.
-    import sixtysix_env.agents.heuristic as h
+    import sixtysix_env.agents.check as check
+    from sixtysix_env.agents.heuristic import HeuristicAgent
 
-    class Other(h.HeuristicAgent):
+    class Other(HeuristicAgent):
         def __init__(self, likely_points_per_trick=4):
             super().__init__(likely_points_per_trick=20)
 
-    monkeypatch.setattr(h, "HeuristicAgent", Other)
+    monkeypatch.setattr(check, "HeuristicAgent", Other)
     with pytest.raises(Mismatch, match="the heuristic's move"):
         compare_heuristic(300, "altmisalti", seed=4)

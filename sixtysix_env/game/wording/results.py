@@ -1,7 +1,7 @@
 """The sentences about a hand's result: why it scored what it did, who won it, each side's points.
 
-Each takes a :class:`~sixtysix_env.events.HandResult` (read by its fields: this
-layer sits below the events) and a :class:`~sixtysix_env.wording.voice.Voice`
+Each takes a :class:`~sixtysix_env.game.events.HandResult` (read by its fields: this
+layer sits below the events) and a :class:`~sixtysix_env.game.wording.voice.Voice`
 where a seat is named. ``HandResult.explain`` is :func:`explain_hand`.
 """
 

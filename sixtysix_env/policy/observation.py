@@ -1,7 +1,7 @@
 """The observation: what one seat may know, as a fixed-size vector.
 
-Built only from :func:`sixtysix_env.view.player_view` (a
-:class:`~sixtysix_env.view.PlayerView`), so it cannot carry anything the seat
+Built only from :func:`sixtysix_env.game.view.player_view` (a
+:class:`~sixtysix_env.game.view.PlayerView`), so it cannot carry anything the seat
 may not know. Everything is told from the observer's side: "my" is the
 observing seat, "opp" the other one, so one policy can play either seat.
 
@@ -93,11 +93,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..cards import ALL_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASK
-from ..engine import Exchange, Marriage, Trick
-from ..rules import FAILED_CLOSE_PENALTIES, RuleConfig
-from ..view import PlayerView
+from ..game.actions import NUM_ACTIONS
+from ..game.cards import ALL_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASK
+from ..game.engine import Exchange, Marriage, Trick
+from ..game.rules import FAILED_CLOSE_PENALTIES, RuleConfig
+from ..game.view import PlayerView
 
 #: Version of the observation layout documented above.
 OBS_VERSION = 1

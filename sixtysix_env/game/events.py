@@ -4,7 +4,7 @@ Every event is seen by both players, so a player's view carries the whole
 list. :class:`HandResult` says how a hand ended and what it scored; its
 :meth:`~HandResult.explain` takes its numbers from the rule switches the
 hand was played with; its sentence lives in the wording layer
-(:mod:`sixtysix_env.wording`).
+(:mod:`sixtysix_env.game.wording`).
 """
 
 from __future__ import annotations
@@ -81,5 +81,5 @@ class HandResult:
 
     def explain(self, voice: Voice = SEATS) -> str:
         """A sentence saying why the hand scored what it did, in ``voice``'s words (the
-        sentence is :func:`sixtysix_env.wording.explain_hand`)."""
+        sentence is :func:`sixtysix_env.game.wording.explain_hand`)."""
         return explain_hand(self, voice)

@@ -3,7 +3,7 @@
 :func:`player_view` gives a seat exactly what docs/rules.md §18 lets it know
 and nothing else; agents and observations are built from it. :func:`determinize`
 goes the other way: from a view and a random generator it deals the unseen
-cards into a full :class:`~sixtysix_env.engine.State` that agrees with every
+cards into a full :class:`~sixtysix_env.game.engine.State` that agrees with every
 fact of the view, uniformly among all such deals (the sampling step of
 determinized search).
 """
@@ -233,7 +233,7 @@ def determinize(
     The opponent's unknown cards are drawn from the unseen cards it may hold
     (not those the view excludes); the rest form the face-down stock in a
     random order. ``opponent_hidden`` (a card mask) gives the opponent's unknown
-    cards instead of drawing them (:mod:`sixtysix_env.beliefs` draws them from
+    cards instead of drawing them (:mod:`sixtysix_env.agents.beliefs` draws them from
     a posterior); only the stock's order is then drawn.
     """
     r = _rng(rng)

@@ -21,8 +21,8 @@ from sixtysix_env import (
     player_view,
     sixtysix_v0,
 )
-from sixtysix_env.env import observation as ob
-from sixtysix_env.env.observation import (
+from sixtysix_env.policy import observation as ob
+from sixtysix_env.policy.observation import (
     FIELDS,
     INDEX,
     OBS_SIZE,

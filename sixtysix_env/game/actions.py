@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..util.checks import ALLOWED, is_int
 from .cards import (
     KING,
     NUM_CARDS,
@@ -29,7 +30,6 @@ from .cards import (
     card_code,
     parse_card,
 )
-from .checks import ALLOWED, is_int
 
 NUM_ACTIONS = 34
 FIRST_MARRIAGE = 24

@@ -1,4 +1,4 @@
-"""numpy's BLAS on one thread (sixtysix_env/blas.py): inside a training run, put back after
+"""numpy's BLAS on one thread (sixtysix_env/evaluation/blas.py): inside a training run, put back after
 it, in every evaluation worker, and torch's own threads left alone."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ needs_train = pytest.mark.skipif(
 
 
 def _numpy_threads() -> list[int]:
-    from sixtysix_env.blas import numpy_blas
+    from sixtysix_env.evaluation.blas import numpy_blas
 
     return [lib.num_threads for lib in numpy_blas()]
 
@@ -27,7 +27,7 @@ def test_evaluation_workers_keep_numpys_blas_on_one_thread(two_blas_threads):
     import signal
 
     from sixtysix_env.evaluation import runner
-    from sixtysix_env.rules import make_rules
+    from sixtysix_env.game.rules import make_rules
 
     saved = dict(runner._WORKER)
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -44,7 +44,7 @@ def test_evaluation_workers_keep_numpys_blas_on_one_thread(two_blas_threads):
 def test_without_threadpoolctl_nothing_is_limited(monkeypatch, two_blas_threads):
     import sys
 
-    from sixtysix_env import blas
+    from sixtysix_env.evaluation import blas
 
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import fails
     assert blas.numpy_blas() == []
@@ -56,7 +56,7 @@ def test_without_threadpoolctl_nothing_is_limited(monkeypatch, two_blas_threads)
 
 
 def test_one_blas_thread_limits_numpys_blas_and_puts_it_back(two_blas_threads):
-    from sixtysix_env.blas import one_blas_thread
+    from sixtysix_env.evaluation.blas import one_blas_thread
 
     libs = two_blas_threads
     assert all("torch" not in lib.filepath for lib in libs)
@@ -72,7 +72,7 @@ def test_one_blas_thread_limits_numpys_blas_and_puts_it_back(two_blas_threads):
 @needs_train
 def test_torchs_own_libraries_are_left_alone(monkeypatch):
     """A BLAS that torch's wheel brings (its folder or ``torch.libs``) is not limited."""
-    from sixtysix_env import blas
+    from sixtysix_env.evaluation import blas
 
     dirs = blas._torch_dirs()
     assert len(dirs) == 2 and dirs[1].rstrip("/\\").endswith("torch.libs")

@@ -53,14 +53,14 @@ the first trick; after that the winner of a trick leads the next.
 | 32    | exchange the trump 9 for the face-up trump card (turn not passed)      |
 | 33    | close the stock (turn not passed)                                      |
 
-The ids are the engine's (`sixtysix_env.actions`) unchanged.
+The ids are the engine's (`sixtysix_env.game.actions`) unchanged.
 
 ## Observation
 
 A dict: `observation`, a float32 vector of 349 values in [0, 1], and
 `action_mask`, an int8 vector of 34 (1 = legal). The mask is all zeros for
 an agent that is not to act, and at the end. The vector is built only from
-the engine's player view (`sixtysix_env.view.player_view`), so it holds
+the engine's player view (`sixtysix_env.game.view.player_view`), so it holds
 exactly what that player may know (docs/rules.md §18):
 never the order of the stock or the opponent's unknown cards. It is told
 from the observer's side ("my" / "opp"), so one policy can play both seats.
@@ -68,7 +68,7 @@ from the observer's side ("my" / "opp"), so one policy can play both seats.
 To build it outside the environment (for an agent that gets a view):
 
 ```python
-from sixtysix_env.env.observation import OBS_VERSION, encode_view, action_mask
+from sixtysix_env.policy.observation import OBS_VERSION, encode_view, action_mask
 obs = encode_view(view)   # float32[349]
 mask = action_mask(view)  # int8[34]
 ```
@@ -134,7 +134,7 @@ Card planes are indexed by card id; suit blocks by suit (C D H S).
 | 347     | going_out            | rule switch / 200                                              |
 | 348     | last_trick_bonus     | rule switch / 100                                              |
 
-The same table, as code: `sixtysix_env.env.observation.FIELDS`.
+The same table, as code: `sixtysix_env.policy.observation.FIELDS`.
 
 ## Rewards
 
@@ -253,7 +253,7 @@ model = MaskablePPO("MultiInputPolicy", env).learn(10_000)
 
 from __future__ import annotations
 
-from .env.observation import OBS_SIZE, OBS_VERSION, action_mask, encode_view
-from .env.sixtysix import env, raw_env
+from ..policy.observation import OBS_SIZE, OBS_VERSION, action_mask, encode_view
+from .sixtysix import env, raw_env
 
 __all__ = ["OBS_SIZE", "OBS_VERSION", "action_mask", "encode_view", "env", "raw_env"]

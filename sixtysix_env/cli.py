@@ -49,7 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "merge policy files into one network playing their averaged logits",
     ),
     "plot-curve": (
-        "sixtysix_training.plot_curve",
+        "sixtysix_training.common.plot_curve",
         "draw a policy's or run's learning curve (needs the [plot] extra)",
     ),
 }

@@ -11,7 +11,7 @@ backend (:func:`chosen_backend`: ``--backend``, else ``--set backend=...``, else
 the config's or the resumed run folder's ``backend`` key, else sb3) and hands
 the session to the run's lifecycle (:func:`~.lifecycle.run_session`), which
 opens the run, has the backend learn, and closes it. Each backend is imported
-only when chosen: an RLlib run imports nothing of SB3 (``training/train.py``),
+only when chosen: an RLlib run imports nothing of SB3 (``training/sb3/train.py``),
 an SB3 run nothing of Ray.
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .config import BACKENDS, ConfigError, config_backend, parse_override, shipped_configs
-from .lifecycle import Backend, run_session
+from .common.lifecycle import Backend, run_session
+from .config.loader import BACKENDS, ConfigError, config_backend, parse_override, shipped_configs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +96,7 @@ def backend_named(name: str) -> Backend:
         from .rllib.train import RLLIB  # Ray RLlib backend: docs/rllib.md
 
         return RLLIB
-    from .train import SB3  # MaskablePPO
+    from .sb3.train import SB3  # MaskablePPO
 
     return SB3
 

@@ -59,9 +59,9 @@ from sixtysix_env.policy import (
     save_policy,
 )
 
-from .figures import add_export_evaluation_arguments, evaluate_at_export, export_lines
-from .plot_curve import read_log
-from .runs import eval_log_path
+from .common.figures import add_export_evaluation_arguments, evaluate_at_export, export_lines
+from .common.plot_curve import read_log
+from .common.runs import eval_log_path
 
 __all__ = ["add_arguments", "average_networks", "ensemble_log", "merge_policy_files", "run"]
 

@@ -1,8 +1,8 @@
-"""The environments: PettingZoo AEC (``sixtysix_v0``) and single-agent Gymnasium.
-
-Submodules: :mod:`.observation` (the observation encoder, built from player
-views only), :mod:`.core` (options, spaces, the hand or match being played),
-:mod:`.sixtysix` (the AEC environment), :mod:`.single_agent` (the Gymnasium
-environment), :mod:`.registration` (Gymnasium ids). Nothing heavy is imported
-here, so the package's registration on import stays cheap.
+"""The environments and their pages: PettingZoo AEC (:mod:`.sixtysix`, its page
+:mod:`.sixtysix_v0`), single-agent Gymnasium (:mod:`.single_agent`) and its vector
+entry point on the batched engine (:mod:`.vector`), what they share (:mod:`.core`:
+options, spaces, the hand or match being played), the adapters for other libraries
+(:mod:`.wrappers`, :mod:`.rllib`, :mod:`.openspiel`) and the Gymnasium id
+(:mod:`.registration`). The observation they hand out is :mod:`sixtysix_env.policy.observation`'s.
+Nothing heavy is imported here, so the package's registration on import stays cheap.
 """

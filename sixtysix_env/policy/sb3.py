@@ -158,7 +158,7 @@ def _kind(data: dict[str, Any], where: str) -> tuple[str, str]:
         if module.startswith("sb3_contrib"):
             return "actor-critic", "MaskablePPO"
         return "actor-critic", "PPO" if "clip_range" in data else "A2C"
-    if module == "sixtysix_training.sb3_policy":
+    if module in ("sixtysix_training.sb3.policy", "sixtysix_training.sb3_policy"):  # old runs'
         raise SB3ModelError(
             f"{where} was saved by `sixtysix train`: export its run folder with "
             "sixtysix export RUN -o policy.npz (then name policy.npz)"

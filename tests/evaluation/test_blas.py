@@ -98,7 +98,7 @@ def test_torchs_own_libraries_are_left_alone(monkeypatch):
 @needs_train
 def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch, two_blas_threads):
     from sixtysix_env.cli import main
-    from sixtysix_training import train as train_module
+    from sixtysix_training.sb3 import train as train_module
 
     seen = []
     learn = train_module._learn

@@ -183,6 +183,8 @@ def test_a_model_file_is_read_as_its_actor(tmp_path, torch):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
+        ({"policy_class": {"__module__": "sixtysix_training.sb3.policy"}}, "sixtysix export RUN"),
+        # A run's model saved before the training folders were laid out records the old path.
         ({"policy_class": {"__module__": "sixtysix_training.sb3_policy"}}, "sixtysix export RUN"),
         ({"policy_class": {"__module__": "sb3_contrib.qrdqn.policies"}}, "sb3_contrib.qrdqn"),
         ({"observation_space": {":type:": "<class 'gymnasium.spaces.discrete.Discrete'>"}},

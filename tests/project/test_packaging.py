@@ -85,12 +85,12 @@ def test_version_is_written_once():
 
 def test_no_generic_training_module_outside_the_checkout(tmp_path):
     r = _python(
-        "import importlib.util as u, sixtysix_training.config as c; "
+        "import importlib.util as u, sixtysix_training.config.loader as c; "
         "print(u.find_spec('training'), c.__name__)",
         str(tmp_path),
     )
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["None", "sixtysix_training.config"]
+    assert r.stdout.split() == ["None", "sixtysix_training.config.loader"]
 
 
 # -- shipped policies by name ------------------------------------------------------------

@@ -55,7 +55,7 @@ def check_exported_as_evaluated(
     import os
 
     from sixtysix_env.policy import PolicyAgent, read_policy
-    from sixtysix_training.figures import evaluate_agent
+    from sixtysix_training.common.figures import evaluate_agent
 
     net, meta = read_policy(exported)
     assert net.symmetry == symmetry

@@ -57,7 +57,7 @@ def _moves(layout: str, perm) -> list[tuple[int, int]]:
 def test_the_layouts_move_as_the_renamings_do(layout):
     """Under a renaming each entry keeps its channel and its suit is renamed (a global entry
     stays put). Every observation entry and action id is covered."""
-    from sixtysix_training.equivariant import action_layout, observation_layout
+    from sixtysix_training.common.equivariant import action_layout, observation_layout
 
     lay = {"observation": observation_layout, "action": action_layout}[layout]()
     assert lay.size == {"observation": OBS_SIZE, "action": NUM_ACTIONS}[layout]
@@ -105,7 +105,7 @@ def test_without_gradients_the_layer_follows_every_change_of_its_weights():
     load and a write into the weights it gives what a fresh gather gives, never a stale one."""
     import torch as th
 
-    from sixtysix_training.equivariant import SuitSymmetricLinear, hidden_layout
+    from sixtysix_training.common.equivariant import SuitSymmetricLinear, hidden_layout
 
     layer = SuitSymmetricLinear(hidden_layout(40), hidden_layout(24))
     x = th.randn(8, 40)
@@ -135,7 +135,7 @@ def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
     threads give one thread's gradient, bit for bit, every time."""
     import torch as th
 
-    from sixtysix_training.equivariant import SuitSymmetricLinear, hidden_layout
+    from sixtysix_training.common.equivariant import SuitSymmetricLinear, hidden_layout
 
     th.manual_seed(0)
     layer = SuitSymmetricLinear(hidden_layout(512), hidden_layout(512))
@@ -175,7 +175,7 @@ def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path)
     import torch as th
 
     from sixtysix_env.policy import read_policy, save_policy
-    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.common.numpy_policy import network_from_policy
 
     model, _ = _model(True, actor_symmetry="suits", net_arch=[40, 24])
     _scramble(model.policy, seed=1)
@@ -194,7 +194,7 @@ def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path)
 
 
 def test_a_symmetric_file_loads_into_a_symmetric_actor_and_a_plain_one_is_refused():
-    from sixtysix_training.numpy_policy import (
+    from sixtysix_training.common.numpy_policy import (
         ExportError,
         load_into_policy,
         network_from_policy,
@@ -218,8 +218,8 @@ def test_a_symmetric_file_loads_into_a_symmetric_actor_and_a_plain_one_is_refuse
 
 
 def test_the_saved_model_loads_with_its_symmetric_actor(tmp_path):
-    from sixtysix_training.model_file import load_model
-    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.common.numpy_policy import network_from_policy
+    from sixtysix_training.sb3.model_file import load_model
 
     model, _ = _model(True, actor_symmetry="suits", net_arch=[40, 24])
     _scramble(model.policy, seed=3)
@@ -241,7 +241,7 @@ def test_the_saved_model_loads_with_its_symmetric_actor(tmp_path):
     ],
 )
 def test_settings_that_do_not_go_with_the_option_are_refused(overrides, message):
-    from sixtysix_training.config import ConfigError, load_config
+    from sixtysix_training.config.loader import ConfigError, load_config
 
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)

@@ -1,4 +1,4 @@
-"""``batched_games``: the training games on the batched engine (``training/batched_vec_env.py``).
+"""``batched_games``: the training games on the batched engine (``training/sb3/batched_vec_env.py``).
 
 With reference states kept beside every lane, each step's observation (renamed, with the
 privileged critic's hidden cards), mask, reward and terminal observation are checked
@@ -22,15 +22,15 @@ pytest.importorskip("yaml")
 
 from sixtysix_env.game.view import player_view  # noqa: E402
 from sixtysix_env.policy.observation import encode_with_mask  # noqa: E402
-from sixtysix_training.config import ConfigError, load_config  # noqa: E402
-from sixtysix_training.pool import OpponentPool  # noqa: E402
+from sixtysix_training.common.pool import OpponentPool  # noqa: E402
+from sixtysix_training.config.loader import ConfigError, load_config  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = os.path.join(ROOT, "configs", "tiny.yaml")
 
 
 def _expected(env, st, seat, k):
-    from sixtysix_training.learning import privileged_features
+    from sixtysix_training.common.learning import privileged_features
 
     obs, mask = encode_with_mask(player_view(st, seat))
     x = np.concatenate([obs, privileged_features(st, seat)]) if env.privileged else obs
@@ -42,7 +42,7 @@ def _expected(env, st, seat, k):
     ["suit_augment=false", "privileged_critic=false"],
 ])
 def test_observations_masks_and_rewards_are_the_single_game_ones(options):
-    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}", *options])
     env = BatchedSelfPlayVecEnv(6, OpponentPool.from_config(cfg), cfg.rules, cfg.suit_augment,
@@ -86,8 +86,8 @@ def test_observations_masks_and_rewards_are_the_single_game_ones(options):
 
 
 def test_same_seed_same_games_and_the_config_option():
-    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",
                              "batched_games=true"])
@@ -108,7 +108,7 @@ def test_same_seed_same_games_and_the_config_option():
 
 
 def test_a_search_bot_in_the_pool_is_played_game_by_game():
-    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={'expert:samples=2,time_budget=0.001': 1.0, "
                              "heuristic: 1.0}"])
@@ -126,7 +126,7 @@ def test_a_search_bot_in_the_pool_is_played_game_by_game():
 def test_opponents_no_game_plays_are_let_go(monkeypatch):
     # Snapshots come and go in a long run: their batched forms must not pile up.
     from sixtysix_env.agents import make_agent
-    from sixtysix_training import batched_vec_env as bv
+    from sixtysix_training.sb3 import batched_vec_env as bv
 
     monkeypatch.setattr(bv, "MAX_WRAPPERS", 3)
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0}"])
@@ -149,7 +149,7 @@ def test_opponents_no_game_plays_are_let_go(monkeypatch):
 
 def test_batched_games_deal_at_the_drawn_scores_and_pay_the_match():
     from sixtysix_env.policy.observation import INDEX as OBS_INDEX
-    from sixtysix_training.batched_vec_env import BatchedSelfPlayVecEnv
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",
                              "batched_games=true", "match_play=true"])

@@ -22,10 +22,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _model(**options):
-    from sixtysix_training.config import config_from_dict
-    from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import new_model
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.config.loader import config_from_dict
+    from sixtysix_training.sb3.train import new_model
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     cfg = config_from_dict({"n_envs": 2, "n_steps": 32, "batch_size": 64, "net_arch": [32, 16],
                             **options})
@@ -41,8 +41,8 @@ def _model(**options):
 def test_the_adapter_gives_what_evaluate_actions_gives(options):
     import torch as th
 
-    from sixtysix_training import bc
-    from sixtysix_training.sb3_policy import SB3ActorCritic
+    from sixtysix_training.common import bc
+    from sixtysix_training.sb3.policy import SB3ActorCritic
 
     model = _model(**options)
     privileged = bool(options.get("privileged_critic"))
@@ -64,8 +64,8 @@ def test_the_adapter_gives_what_evaluate_actions_gives(options):
 
 @pytest.mark.slow
 def test_cloning_through_the_adapter_learns_the_teacher():
-    from sixtysix_training import bc
-    from sixtysix_training.sb3_policy import SB3ActorCritic
+    from sixtysix_training.common import bc
+    from sixtysix_training.sb3.policy import SB3ActorCritic
 
     model = _model()
     data = bc.collect("heuristic", "teacher", 120, "altmisalti", seed=2)

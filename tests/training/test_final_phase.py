@@ -1,6 +1,6 @@
 """``final_baseline_weights`` / ``final_steps``: the pool's baselines for the run's last steps.
 
-The switch lives in the lifecycle both backends share (``training/lifecycle.py``); the
+The switch lives in the lifecycle both backends share (``training/common/lifecycle.py``); the
 RLlib backend's own checks and run are in ``test_rllib.py``.
 """
 
@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(
 pytest.importorskip("msgspec")  # the config's own needs (the [train] extra), light to import
 pytest.importorskip("yaml")
 
-from sixtysix_training.config import ConfigError, load_config  # noqa: E402
-from sixtysix_training.lifecycle import RunLifecycle  # noqa: E402
-from sixtysix_training.pool import OpponentPool  # noqa: E402
+from sixtysix_training.common.lifecycle import RunLifecycle  # noqa: E402
+from sixtysix_training.common.pool import OpponentPool  # noqa: E402
+from sixtysix_training.config.loader import ConfigError, load_config  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 with open(os.path.join(ROOT, "configs", "tiny.yaml"), encoding="utf-8") as _f:

@@ -28,7 +28,7 @@ from sixtysix_env.game.cards import NUM_CARDS, NUM_RANKS
 from sixtysix_env.game.engine import deal_from_deck, random_deck
 from sixtysix_env.game.view import determinize, player_view
 from sixtysix_env.policy.observation import OBS_SIZE, action_mask, encode_view
-from sixtysix_training.learning import (
+from sixtysix_training.common.learning import (
     PERMUTATIONS,
     PRIV_SIZE,
     SuitRenamer,
@@ -118,8 +118,8 @@ def test_privileged_features_are_the_hidden_cards():
 
 
 def _vec_env(**kw):
-    from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     pool = OpponentPool({"random": 1.0, "heuristic": 1.0}, seed=0)
     return SelfPlayVecEnv(8, pool, **kw)
@@ -167,10 +167,10 @@ def test_without_the_options_the_games_are_as_before():
 
 
 def _model(privileged: bool, suit_augment: bool = False, **options):
-    from sixtysix_training.config import config_from_dict
-    from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import new_model
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.config.loader import config_from_dict
+    from sixtysix_training.sb3.train import new_model
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     cfg = config_from_dict(
         {
@@ -189,7 +189,7 @@ def _model(privileged: bool, suit_augment: bool = False, **options):
 
 def test_gae_lambda_reaches_the_learner():
     """configs/fast.yaml's GAE lambda (research/notes/learning.md) is the one MaskablePPO's buffer uses."""
-    from sixtysix_training.config import config_from_dict, load_config
+    from sixtysix_training.config.loader import config_from_dict, load_config
 
     fast = load_config(os.path.join(ROOT, "configs", "fast.yaml"))
     assert fast.gae_lambda == 0.5 and fast.privileged_critic
@@ -201,7 +201,7 @@ def test_gae_lambda_reaches_the_learner():
 def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():
     import torch
 
-    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.common.numpy_policy import network_from_policy
 
     model, _ = _model(privileged=True)
     net = network_from_policy(model.policy)
@@ -229,8 +229,8 @@ def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():
 
 
 def test_a_privileged_model_learns_saves_and_loads(tmp_path):
-    from sixtysix_training.model_file import load_model
-    from sixtysix_training.sb3_policy import PrivilegedCriticPolicy
+    from sixtysix_training.sb3.model_file import load_model
+    from sixtysix_training.sb3.policy import PrivilegedCriticPolicy
 
     model, env = _model(privileged=True, suit_augment=True)
     model.learn(256)
@@ -251,8 +251,8 @@ def test_critic_arch_sizes_the_value_network_alone(tmp_path, privileged, symmetr
     net_arch's (and so does the export); the model saves and loads with both."""
     import torch as th
 
-    from sixtysix_training.model_file import load_model
-    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.common.numpy_policy import network_from_policy
+    from sixtysix_training.sb3.model_file import load_model
 
     def widths(seq):
         return [m.out_features for m in seq if isinstance(m, th.nn.Linear)]
@@ -284,7 +284,7 @@ def test_critic_arch_sizes_the_value_network_alone(tmp_path, privileged, symmetr
      ([8] * 16, "at most 15 layers"), ("wide", "critic_arch")],
 )
 def test_bad_critic_arch_is_refused_by_name(value, message):
-    from sixtysix_training.config import ConfigError, config_from_dict
+    from sixtysix_training.config.loader import ConfigError, config_from_dict
 
     with pytest.raises(ConfigError, match=message) as e:
         config_from_dict({"critic_arch": value})
@@ -292,7 +292,7 @@ def test_bad_critic_arch_is_refused_by_name(value, message):
 
 
 def test_cloning_data_follows_the_options():
-    from sixtysix_training import bc
+    from sixtysix_training.common import bc
 
     plain = bc.collect("heuristic", "teacher", 6, "altmisalti", seed=3)
     both = bc.collect(
@@ -319,7 +319,7 @@ def test_cloning_data_follows_the_options():
 
 @pytest.mark.slow  # worker processes: the full suite, not the fast lane
 def test_cloning_data_are_the_same_for_any_number_of_workers():
-    from sixtysix_training import bc
+    from sixtysix_training.common import bc
 
     args = ("heuristic", "random", 230, "altmisalti")
     one = bc.collect(*args, seed=4, suit_augment=True, privileged=True)
@@ -334,8 +334,8 @@ def test_cloning_data_are_the_same_for_any_number_of_workers():
 
 
 def test_cloning_workers_is_a_config_option_the_collector_gets(monkeypatch):
-    from sixtysix_training import bc
-    from sixtysix_training.config import ConfigError, config_from_dict
+    from sixtysix_training.common import bc
+    from sixtysix_training.config.loader import ConfigError, config_from_dict
 
     seen = {}
     monkeypatch.setattr(bc, "collect", lambda *a, **kw: seen.update(kw))

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from sixtysix_training.match_equity import HAND_POINTS, MatchEquity
+from sixtysix_training.common.match_equity import HAND_POINTS, MatchEquity
 
 
 def _simulate(target: int, start: tuple[int, int], matches: int, seed: int):

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from sixtysix_training.model_file import (
+from sixtysix_training.sb3.model_file import (
     MAX_NET_LAYERS,
     MAX_ROLLOUT,
     ModelFileError,

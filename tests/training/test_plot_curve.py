@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sixtysix_env import cli
-from sixtysix_training.plot_curve import CurveError, find_log, opponents_of, read_log
+from sixtysix_training.common.plot_curve import CurveError, find_log, opponents_of, read_log
 
 
 def main(argv: list[str]) -> int:
@@ -60,7 +60,7 @@ def test_an_ensemble_log_draws_one_line_per_member(tmp_path, capsys):
     records.append({"kind": "at_export", "steps": 1000, "against": {"heuristic": _figure(0.3)}})
     log = tmp_path / "ens.eval.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
-    from sixtysix_training.plot_curve import members_of
+    from sixtysix_training.common.plot_curve import members_of
 
     assert members_of(read_log(str(log))) == ["a", "b"]
     assert members_of([_record(0, 0.1)]) == [None]

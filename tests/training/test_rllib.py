@@ -67,8 +67,8 @@ def test_adapter_refuses_an_environment_without_the_mask():
 
 yaml = pytest.importorskip("yaml")
 
-from sixtysix_training import config as _config
-from sixtysix_training.config import ConfigError, config_to_dict
+from sixtysix_training.config import loader as _config
+from sixtysix_training.config.loader import ConfigError, config_to_dict
 
 
 def load_config(path=None, overrides=None):
@@ -128,7 +128,7 @@ def test_config_errors_name_the_option(tmp_path, text, message):
 
 def test_cloning_workers_reach_the_shared_collector(tmp_path, monkeypatch):
     """``bc_workers`` means on this backend what it means on SB3's: the one collector's."""
-    from sixtysix_training import bc
+    from sixtysix_training.common import bc
 
     cfg = load_config(_write(tmp_path, "bc_teacher: heuristic\nbc_workers: 2\n"))
     seen = {}
@@ -184,8 +184,8 @@ def test_train_command_picks_the_backend_from_the_config(tmp_path):
 
 
 def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
-    from sixtysix_training.config import ConfigError as SB3ConfigError
-    from sixtysix_training.config import load_config as sb3_load_config
+    from sixtysix_training.config.loader import ConfigError as SB3ConfigError
+    from sixtysix_training.config.loader import load_config as sb3_load_config
 
     assert sb3_load_config(None, ["backend=sb3"]).name == "run"
     with pytest.raises(SB3ConfigError, match="option 'backend' got 'rllib'.*--backend rllib"):
@@ -208,7 +208,7 @@ def test_unreachable_address_is_a_clear_error():
 
 
 def test_league_mapping_agrees_within_an_episode_and_follows_the_weights():
-    from sixtysix_training.pool import OpponentPool
+    from sixtysix_training.common.pool import OpponentPool
     from sixtysix_training.rllib import league
 
     pool = OpponentPool({"random": 0.25, "heuristic": 0.75}, seed=0)
@@ -372,7 +372,7 @@ def test_behaviour_cloning_fits_the_learner_module():
     _ray()
     import torch
 
-    from sixtysix_training import bc
+    from sixtysix_training.common import bc
     from sixtysix_training.rllib.bc import ModuleActorCritic
     from sixtysix_training.rllib.train import learner_spec
 
@@ -607,7 +607,7 @@ def _play_training_env(env_config: dict, hands: int, seed: int = 3):
 
     ``raw_env`` raises on an illegal move, so a renamed move mapped back wrongly fails here.
     """
-    from sixtysix_training.learning import SuitRenamer, privileged_features
+    from sixtysix_training.common.learning import SuitRenamer, privileged_features
     from sixtysix_training.rllib import league
 
     env = league.training_aec_env(env_config)
@@ -644,7 +644,7 @@ def _play_training_env(env_config: dict, hands: int, seed: int = 3):
 @pytest.mark.parametrize("privileged", [False, True])
 def test_suit_augment_renames_every_seat_and_maps_moves_back(privileged):
     from sixtysix_env.policy.observation import OBS_SIZE
-    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.common.learning import PRIV_SIZE
     from sixtysix_training.rllib import league
 
     cfg = {"suit_augment": True, "privileged_critic": privileged, "heuristic_hint": True}
@@ -663,7 +663,7 @@ def test_privileged_learner_module_actor_ignores_hidden_cards():
     from ray.rllib.core.columns import Columns
 
     from sixtysix_env.policy.observation import OBS_SIZE
-    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.common.learning import PRIV_SIZE
     from sixtysix_training.rllib.modules import PrivilegedLearnerModule
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
@@ -704,7 +704,7 @@ def test_suit_symmetric_learner_module_renames_its_logits_with_the_suits(privile
     from ray.rllib.core.columns import Columns
 
     from sixtysix_env.policy.observation import OBS_SIZE
-    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.common.learning import PRIV_SIZE
     from sixtysix_training.rllib.modules import SuitSymmetricLearnerModule
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
@@ -756,7 +756,7 @@ def test_critic_arch_sizes_the_learner_modules_value_network_alone(options, kind
     from ray.rllib.core.columns import Columns
 
     from sixtysix_env.policy.observation import OBS_SIZE
-    from sixtysix_training.learning import PRIV_SIZE
+    from sixtysix_training.common.learning import PRIV_SIZE
     from sixtysix_training.rllib import modules
     from sixtysix_training.rllib.train import learner_spec
     from sixtysix_training.rllib.weights import network_from_state
@@ -967,7 +967,7 @@ def test_the_rllib_path_imports_nothing_of_sb3():
         "from sixtysix_env.cli import main\n"
         "assert main(['train', '--config', 'rllib-tiny', '--list-options']) == 0\n"
         "bad = [m for m in sys.modules if m.startswith(('stable_baselines3', 'sb3_contrib'))\n"
-        "       or m in ('sixtysix_training.train', 'sixtysix_training.callbacks')]\n"
+        "       or m in ('sixtysix_training.sb3.train', 'sixtysix_training.sb3.callbacks')]\n"
         "assert not bad, bad\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -1,4 +1,4 @@
-"""``rollout_workers``: the training games in several processes (``training/vec_env.py``).
+"""``rollout_workers``: the training games in several processes (``training/sb3/vec_env.py``).
 
 With a pool of one baseline and no renamings the games cannot tell where they are played:
 the same seed gives the same deals, opponents' moves, observations and masks as in one
@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-# training/vec_env.py imports SB3 (and torch): imported in the tests that use it, so
+# training/sb3/vec_env.py imports SB3 (and torch): imported in the tests that use it, so
 # that collecting the fast lane imports neither.
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="the [train] extra is not installed"
@@ -25,8 +25,8 @@ pytest.importorskip("yaml")
 
 from sixtysix_env.agents import make_agent  # noqa: E402
 from sixtysix_env.policy import PolicyAgent  # noqa: E402
-from sixtysix_training.config import ConfigError, load_config  # noqa: E402
-from sixtysix_training.pool import OpponentPool  # noqa: E402
+from sixtysix_training.common.pool import OpponentPool  # noqa: E402
+from sixtysix_training.config.loader import ConfigError, load_config  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = os.path.join(ROOT, "configs", "tiny.yaml")
@@ -69,7 +69,7 @@ def _play(env, steps: int):
 
 @pytest.mark.slow
 def test_the_games_in_workers_are_the_games_in_one_process():
-    from sixtysix_training.vec_env import SelfPlayVecEnv, WorkerSelfPlayVecEnv
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv, WorkerSelfPlayVecEnv
 
     cfg = _cfg("rollout_workers=2")
     here = SelfPlayVecEnv(cfg.n_envs, OpponentPool.from_config(cfg), cfg.rules, seed=cfg.seed)
@@ -93,7 +93,7 @@ def test_the_games_in_workers_are_the_games_in_one_process():
 
 @pytest.mark.slow
 def test_the_pools_changes_reach_the_workers():
-    from sixtysix_training.vec_env import WorkerSelfPlayVecEnv
+    from sixtysix_training.sb3.vec_env import WorkerSelfPlayVecEnv
 
     cfg = _cfg("rollout_workers=2", "recent_weight=1000.0", "older_weight=0.0")
     pool = OpponentPool.from_config(cfg)
@@ -116,7 +116,7 @@ def test_the_pools_changes_reach_the_workers():
 
 @pytest.mark.slow
 def test_a_failure_in_a_worker_names_it_and_what_went_wrong():
-    from sixtysix_training.vec_env import WorkerSelfPlayVecEnv
+    from sixtysix_training.sb3.vec_env import WorkerSelfPlayVecEnv
 
     cfg = _cfg("rollout_workers=2")
     env = WorkerSelfPlayVecEnv(cfg, OpponentPool.from_config(cfg))

@@ -2,7 +2,7 @@
 
 A Ctrl-C that fell inside torch's zip writer (``model.save``) came out of the writer
 as a ``RuntimeError``: ``sixtysix train`` exited 1 with no exit save. Saves now hold
-the two signals until they are done (``sixtysix_training.runs.signals_held``), then
+the two signals until they are done (``sixtysix_training.common.runs.signals_held``), then
 the run stops as it does for a signal anywhere else (130 or 143, the latest saved).
 The signal is sent by the process to itself from inside the zip writer, in the main
 thread, where Python runs its signal handlers.
@@ -103,7 +103,7 @@ def test_a_signal_inside_torchs_zip_writer_waits_for_the_save(
     """The save is made whole, then the signal stops the run as it would anywhere else:
     Ctrl-C a KeyboardInterrupt, SIGTERM (under stopped_by_signals) Terminated, and the
     exit save is made; before the fix the writer turned it into a RuntimeError."""
-    from sixtysix_training.runs import Terminated, save_model_atomically, stopped_by_signals
+    from sixtysix_training.common.runs import Terminated, save_model_atomically, stopped_by_signals
 
     stop = Terminated if stop == "Terminated" else stop
     path = tmp_path / "model.zip"
@@ -132,7 +132,7 @@ def test_a_signal_inside_torchs_zip_writer_waits_for_the_save(
 def test_a_second_signal_does_not_cut_the_exit_save(tmp_path, signal_inside_the_zip_writer):
     """Ctrl-C during the exit save (the second stop) waits for it; the first one's stop
     (SIGTERM: Terminated, exit status 143) goes on up."""
-    from sixtysix_training.runs import Terminated, save_model_atomically, stopped_by_signals
+    from sixtysix_training.common.runs import Terminated, save_model_atomically, stopped_by_signals
 
     latest = tmp_path / "latest.zip"
 
@@ -153,8 +153,8 @@ def test_a_second_signal_does_not_cut_the_exit_save(tmp_path, signal_inside_the_
 def test_the_latest_model_and_its_state_are_saved_together(tmp_path):
     """A signal between latest/'s model and its state.json waits for both: before, a
     Ctrl-C after the model left the previous state.json beside the new model."""
-    from sixtysix_training.config import TrainConfig
-    from sixtysix_training.lifecycle import RunLifecycle
+    from sixtysix_training.common.lifecycle import RunLifecycle
+    from sixtysix_training.config.loader import TrainConfig
 
     class Learner:
         def steps(self):
@@ -178,7 +178,7 @@ def test_the_latest_model_and_its_state_are_saved_together(tmp_path):
 def test_outside_the_main_thread_a_save_runs_unguarded(tmp_path):
     """Signal handlers are the main thread's alone: elsewhere the hold is left out (no
     ValueError from signal.signal) and the save is made."""
-    from sixtysix_training.runs import save_model_atomically, signals_held
+    from sixtysix_training.common.runs import save_model_atomically, signals_held
 
     handler = signal.getsignal(signal.SIGINT)
     errors: list[BaseException] = []
@@ -200,7 +200,7 @@ def test_outside_the_main_thread_a_save_runs_unguarded(tmp_path):
 def test_held_signals_are_given_back_to_the_handlers_before(tmp_path):
     """After a hold the handlers are those before it; a signal the caller ignores stays
     ignored, one noted is delivered once to the caller's handler."""
-    from sixtysix_training.runs import signals_held
+    from sixtysix_training.common.runs import signals_held
 
     got: list[int] = []
     before = signal.signal(signal.SIGTERM, lambda signum, frame: got.append(signum))
@@ -257,7 +257,7 @@ def test_ctrl_c_inside_the_model_writer_exits_130_with_the_exit_save(tmp_path):
     assert out.returncode == 130, said
     assert "RuntimeError" not in said
     assert "interrupted: saving the latest model at 0 steps" in out.stdout, said
-    from sixtysix_training.model_file import load_model
+    from sixtysix_training.sb3.model_file import load_model
 
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     assert load_model(str(run_dir / "latest" / "model.zip")).num_timesteps == state["steps"] == 0

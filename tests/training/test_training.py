@@ -23,7 +23,7 @@ pytest.importorskip("yaml")
 from sixtysix_env.game.engine import new_hand
 from sixtysix_env.game.view import player_view
 from sixtysix_env.policy.observation import encode_view
-from sixtysix_training.config import ConfigError, TrainConfig, field_docs, load_config
+from sixtysix_training.config.loader import ConfigError, TrainConfig, field_docs, load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -290,7 +290,7 @@ def test_numpy_policy_matches_torch(smoke_run):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.numpy_policy import network_from_policy
+    from sixtysix_training.common.numpy_policy import network_from_policy
 
     run_dir, _ = smoke_run
     model = MaskablePPO.load(str(run_dir / "latest" / "model.zip"), device="cpu")
@@ -360,7 +360,7 @@ def _small_policy_file(path, symmetry=None) -> str:
 
 
 def test_init_policy_errors_name_the_problem(tmp_path):
-    from sixtysix_training.train import init_network
+    from sixtysix_training.sb3.train import init_network
 
     policy = _small_policy_file(tmp_path / "small.npz")
     averaged = _small_policy_file(tmp_path / "averaged.npz", symmetry="suits")
@@ -392,10 +392,10 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
     import torch
 
     from sixtysix_env.policy import read_policy
-    from sixtysix_training.numpy_policy import network_from_policy
-    from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import new_model, start_from_policy
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.common.numpy_policy import network_from_policy
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.sb3.train import new_model, start_from_policy
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     policy = str(smoke_run[0] / "policy.npz")
     cfg = load_config(
@@ -515,7 +515,7 @@ def test_a_model_whose_schedule_module_is_gone_still_loads(tmp_path, monkeypatch
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.model_file import load_model
+    from sixtysix_training.sb3.model_file import load_model
 
     (tmp_path / "old_training_mod.py").write_text(
         "class LinearSchedule:\n"
@@ -573,7 +573,7 @@ def test_a_crafted_model_zip_runs_no_code_on_load_or_export(tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from sixtysix_training.model_file import ModelFileError, load_model
+    from sixtysix_training.sb3.model_file import ModelFileError, load_model
 
     env = gymnasium.make("SixtySix-v0", opponent="random")
     model = MaskablePPO("MultiInputPolicy", env, n_steps=16, batch_size=16, device="cpu")
@@ -633,7 +633,7 @@ def test_an_interrupted_save_keeps_the_previous_model(tmp_path):
     """Saving the best and latest models is atomic."""
     from pathlib import Path
 
-    from sixtysix_training.runs import save_model_atomically
+    from sixtysix_training.common.runs import save_model_atomically
 
     path = tmp_path / "model.zip"
     path.write_bytes(b"the previous model")
@@ -686,7 +686,7 @@ def test_sigterm_while_learning_saves_latest_and_exits_143(tmp_path):
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     assert state["steps"] >= 512
     assert not list((run_dir / "latest").glob("*.tmp"))
-    from sixtysix_training.model_file import load_model
+    from sixtysix_training.sb3.model_file import load_model
 
     assert load_model(str(run_dir / "latest" / "model.zip")).num_timesteps == state["steps"]
     from sixtysix_env.cli import main as _cli_main

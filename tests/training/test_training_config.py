@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("msgspec")
 pytest.importorskip("yaml")
 
-from sixtysix_training.config import (
+from sixtysix_training.config.loader import (
     ConfigError,
     describe_options,
     field_docs,
@@ -150,7 +150,7 @@ def test_an_oversized_config_file_is_refused_unread(tmp_path):
 
 def test_force_empties_only_a_run_folder(tmp_path, monkeypatch):
     """`--force` emptied whatever folder the config named (runs_dir: /, name: ..)."""
-    from sixtysix_training.runs import RUN_MARKER, clear_new_run_dir, make_run_dir
+    from sixtysix_training.common.runs import RUN_MARKER, clear_new_run_dir, make_run_dir
 
     precious = tmp_path / "home"
     precious.mkdir()
@@ -184,7 +184,7 @@ def test_force_empties_only_a_run_folder(tmp_path, monkeypatch):
 
 
 def test_the_loader_files_each_key_into_its_section(tmp_path):
-    from sixtysix_training.config import (
+    from sixtysix_training.config.loader import (
         RLlibConfig,
         SharedOptions,
         TrainConfig,

@@ -1,8 +1,8 @@
 """Warm start by behaviour cloning for the RLlib backend, with the SB3 path's own code.
 
-:func:`sixtysix_training.bc.collect` records the teacher's decisions and
-:func:`sixtysix_training.bc.pretrain` fits an actor-critic to them through the
-small interface :class:`sixtysix_training.bc.ActorCritic`, which
+:func:`sixtysix_training.common.bc.collect` records the teacher's decisions and
+:func:`sixtysix_training.common.bc.pretrain` fits an actor-critic to them through the
+small interface :class:`sixtysix_training.common.bc.ActorCritic`, which
 :class:`ModuleActorCritic` gives RLlib's ``ActionMaskingTorchRLModule``. The fit happens on a
 copy of the learner built from the same spec; its weights then go to the
 learner group and from there to the env runners.
@@ -17,12 +17,12 @@ import numpy as np
 
 from sixtysix_env.env.rllib import MASK_KEY, OBS_KEY
 
-from .. import bc
+from ..common import bc
 from .league import LEARNER
 
 
 class ModuleActorCritic:
-    """RLlib's ``ActionMaskingTorchRLModule`` behind :class:`sixtysix_training.bc.ActorCritic`:
+    """RLlib's ``ActionMaskingTorchRLModule`` behind :class:`sixtysix_training.common.bc.ActorCritic`:
     its masked logits (``forward_train``) and values (``compute_values``)."""
 
     def __init__(self, module) -> None:

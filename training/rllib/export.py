@@ -18,9 +18,9 @@ from typing import Any
 from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import read_policy, save_policy
 
-from ..config import load_config
-from ..figures import evaluate_at_export, export_lines
-from ..runs import copy_eval_log, read_json
+from ..common.figures import evaluate_at_export, export_lines
+from ..common.runs import copy_eval_log, read_json
+from ..config.loader import load_config
 
 
 def _versions() -> dict[str, str]:

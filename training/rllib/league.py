@@ -12,13 +12,13 @@ Module ids of the multi-agent setup:
 
 Per episode (one hand), :func:`league_mapping` draws the learner's seat (0 or
 1, fair) and its opponent with the weights of the SB3 path's
-:class:`sixtysix_training.pool.OpponentPool` (each baseline its weight, the recent
+:class:`sixtysix_training.common.pool.OpponentPool` (each baseline its weight, the recent
 snapshots sharing ``recent_weight``, the older ones ``older_weight``),
 plus ``self_weight`` for a mirror game with the learner on both seats. The
 other seat maps to the opponent's module id. ``policies_to_train`` is
 ``["learner"]``, so only the learner's moves are learned from.
 
-The driver keeps the pool (:class:`~sixtysix_training.pool.OpponentPool`, for its
+The driver keeps the pool (:class:`~sixtysix_training.common.pool.OpponentPool`, for its
 weights, its saving and resuming) and pushes the table and the snapshot
 networks to every env runner with :func:`push` (``foreach_env_runner``);
 each runner keeps them in this module's process-wide ``_LEAGUE``. A runner
@@ -47,7 +47,7 @@ from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork
 
-from ..learning import PRIV_SIZE, SuitRenamer, privileged_features
+from ..common.learning import PRIV_SIZE, SuitRenamer, privileged_features
 
 LEARNER = "learner"
 HINT_KEY = "heuristic"
@@ -285,7 +285,7 @@ def make_env(env_config: dict):
     ``raw_env`` raises on an illegal move instead of ending the hand, so a
     masking bug stops training instead of hiding in the rewards. The options
     ``privileged_critic`` and ``suit_augment`` add their wrappers
-    (:mod:`sixtysix_training.learning`). Ray calls it in each env runner's
+    (:mod:`sixtysix_training.common.learning`). Ray calls it in each env runner's
     process, whose numpy BLAS it keeps on one thread: the snapshots' numpy passes
     beside torch's threads (:mod:`sixtysix_env.evaluation.blas`).
     """

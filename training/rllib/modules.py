@@ -146,7 +146,7 @@ class SuitSymmetricLearnerModule(ActionMaskingTorchRLModule):
     """RLlib's action-masking PPO module with the actor of ``actor_symmetry: suits``.
 
     The actor's encoder and its ``pi`` head are the layers of
-    :func:`sixtysix_training.equivariant.suit_symmetric_actor` (weights shared
+    :func:`sixtysix_training.common.equivariant.suit_symmetric_actor` (weights shared
     across the suits), reading the first ``OBS_SIZE`` entries of the
     observation, so with ``privileged_critic`` too the actor sees only the
     information set while the critic's encoder reads everything. The export
@@ -155,7 +155,7 @@ class SuitSymmetricLearnerModule(ActionMaskingTorchRLModule):
 
     def setup(self) -> None:
         super().setup()
-        from ..equivariant import suit_symmetric_actor
+        from ..common.equivariant import suit_symmetric_actor
 
         config = self.model_config or {}
         activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config["fcnet_activation"]]

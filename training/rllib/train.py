@@ -39,11 +39,11 @@ from typing import Any
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
 from sixtysix_env.util.machine import machine
 
-from ..config import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
-from ..figures import eval_charts
-from ..lifecycle import RunLifecycle, close_run
-from ..pool import OpponentPool
-from ..runs import existing_dir, replace_dir, stopped_by_signals
+from ..common.figures import eval_charts
+from ..common.lifecycle import RunLifecycle, close_run
+from ..common.pool import OpponentPool
+from ..common.runs import existing_dir, replace_dir, stopped_by_signals
+from ..config.loader import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
 ENV_NAME = "sixtysix-rllib"
@@ -166,7 +166,7 @@ def lr_setting(t: Any) -> Any:
 
 def ppo_training_settings(cfg: RLlibConfig) -> dict[str, Any]:
     """``PPOConfig.training``'s keyword arguments: the shared options under RLlib's names
-    (the SB3 path's counterpart is :func:`sixtysix_training.train.ppo_settings`)."""
+    (the SB3 path's counterpart is :func:`sixtysix_training.sb3.train.ppo_settings`)."""
     t = cfg.train
     return {
         "train_batch_size_per_learner": cfg.rllib.train_batch_size,

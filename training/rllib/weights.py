@@ -52,7 +52,7 @@ def _suit_symmetric_layers(
     an RLlib MLP actor."""
     if "pi.params" not in state:
         return None
-    from ..equivariant import dense_layers
+    from ..common.equivariant import dense_layers
 
     keys = sorted(
         (k for k in state if re.fullmatch(r"encoder\.actor_encoder\.net\.\d+\.params", k)),

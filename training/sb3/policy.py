@@ -2,7 +2,7 @@
 suit-symmetric actor (``actor_symmetry: suits``).
 
 The training observation is the information set (``OBS_SIZE`` entries)
-followed by the hidden cards (:data:`sixtysix_training.learning.PRIV_SIZE`).
+followed by the hidden cards (:data:`sixtysix_training.common.learning.PRIV_SIZE`).
 :class:`PrivilegedCriticPolicy` is sb3-contrib's maskable actor-critic with
 one change: its actor reads only the first ``actor_dim`` entries, its critic
 all of them. The actor's layers are exactly a plain run's, so the export
@@ -10,7 +10,7 @@ all of them. The actor's layers are exactly a plain run's, so the export
 and an exported policy cannot depend on a hidden card.
 
 With ``actor_symmetry="suits"`` the actor's layers and its action head are
-:class:`~sixtysix_training.equivariant.SuitSymmetricLinear` layers (weights
+:class:`~sixtysix_training.common.equivariant.SuitSymmetricLinear` layers (weights
 shared across the suits); the export reads their dense matrices, so the
 policy file is an ordinary one.
 """
@@ -23,7 +23,7 @@ from torch import nn
 
 from sixtysix_env.policy.observation import OBS_SIZE
 
-from .equivariant import ACTOR_SYMMETRIES, suit_symmetric_actor
+from ..common.equivariant import ACTOR_SYMMETRIES, suit_symmetric_actor
 
 
 class PrivilegedMlpExtractor(nn.Module):
@@ -116,7 +116,7 @@ MASKED_LOGIT = -1e8
 
 class SB3ActorCritic:
     """An SB3 maskable actor-critic (any of this package's runs) behind
-    :class:`sixtysix_training.bc.ActorCritic`, computed as ``evaluate_actions`` computes it:
+    :class:`sixtysix_training.common.bc.ActorCritic`, computed as ``evaluate_actions`` computes it:
     one pass of the features extractor and the two latent networks."""
 
     def __init__(self, policy: MaskableActorCriticPolicy) -> None:

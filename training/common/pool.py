@@ -23,7 +23,7 @@ from sixtysix_env.agents.base import Agent
 from sixtysix_env.policy import PolicyAgent, load_policy
 
 if TYPE_CHECKING:
-    from .config import SharedOptions
+    from ..config.loader import SharedOptions
 
 #: Groups an opponent belongs to (for logging returns per group).
 BASELINE, RECENT, OLDER = "baseline", "recent", "older"
@@ -105,7 +105,7 @@ class OpponentPool:
 
     def replace_snapshots(self, snapshots: list[Snapshot]) -> None:
         """The snapshots from now on, oldest first (a rollout worker's copy of the
-        training process's pool, :mod:`sixtysix_training.vec_env`)."""
+        training process's pool, :mod:`sixtysix_training.sb3.vec_env`)."""
         for s in snapshots:
             s.agent.deterministic = self.snapshot_deterministic
             s.agent.name = s.label

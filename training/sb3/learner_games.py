@@ -1,7 +1,7 @@
 """What the two kinds of training games share (SB3's ``VecEnv`` side).
 
-:class:`~sixtysix_training.vec_env.SelfPlayVecEnv` (single environments) and
-:class:`~sixtysix_training.batched_vec_env.BatchedSelfPlayVecEnv` (the batched
+:class:`~sixtysix_training.sb3.vec_env.SelfPlayVecEnv` (single environments) and
+:class:`~sixtysix_training.sb3.batched_vec_env.BatchedSelfPlayVecEnv` (the batched
 engine) both derive from :class:`LearnerGames`.
 """
 
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .learning import SuitRenamer
+from ..common.learning import SuitRenamer
 
 
 class LearnerGames(VecEnv):
-    """What the training games of both kinds share (:class:`~sixtysix_training.vec_env.SelfPlayVecEnv`,
-    and :class:`~sixtysix_training.batched_vec_env.BatchedSelfPlayVecEnv`): SB3's seeding, which
+    """What the training games of both kinds share (:class:`~sixtysix_training.sb3.vec_env.SelfPlayVecEnv`,
+    and :class:`~sixtysix_training.sb3.batched_vec_env.BatchedSelfPlayVecEnv`): SB3's seeding, which
     also seeds the suit renamings (``self.renamer``), the actions kept for ``step_wait``, and
     the learner's masks from ``self.buf_masks``."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .config_options import ConfigError
+from .options import ConfigError
 
 
 class _Loader(yaml.SafeLoader):

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from .config_options import (
+from .options import (
     LEAGUE_BASELINES,
     ConfigError,
     RLlibConfig,

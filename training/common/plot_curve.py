@@ -5,7 +5,7 @@
     sixtysix plot-curve checkpoints/sixtysix-ppo.npz # -> checkpoints/sixtysix-ppo.png
 
 It reads the run's evaluation log, ``eval.jsonl``: one JSON record per
-evaluation during training, as :class:`~sixtysix_training.callbacks.SelfPlayCallback`
+evaluation during training, as :class:`~sixtysix_training.sb3.callbacks.SelfPlayCallback`
 writes it (``{"steps": N, "against": {OPPONENT: {"gp_per_hand": x,
 "gp_ci95": [lo, hi], "paired_deals": n, "seed": s, ...}}}``). ``sixtysix
 export`` copies that log beside the policy as ``NAME.eval.jsonl``; given a

@@ -56,7 +56,10 @@ _ACTIVATIONS = {
     "<class 'torch.nn.modules.activation.ReLU'>": "relu",
     "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
 }
-_POLICY_MODULES = ("sb3_contrib.common.maskable.policies", "sixtysix_training.sb3_policy")
+# The module of the runs' own policy class (PrivilegedCriticPolicy), as a model file records
+# it: today's, and the one models saved before the training folders were laid out recorded.
+OWN_POLICY_MODULES = ("sixtysix_training.sb3.policy", "sixtysix_training.sb3_policy")
+_POLICY_MODULES = ("sb3_contrib.common.maskable.policies", *OWN_POLICY_MODULES)
 _BUFFER_MODULE = "sb3_contrib.common.maskable.buffers"
 _ACTION_SPACES = (
     "<class 'gymnasium.spaces.discrete.Discrete'>",  # the training games'
@@ -117,7 +120,7 @@ def _spaces(data: dict[str, Any], path: str) -> tuple[Any, Any, bool]:
     from sixtysix_env.game.actions import NUM_ACTIONS
     from sixtysix_env.policy.observation import OBS_SIZE
 
-    from .learning import PRIV_SIZE
+    from ..common.learning import PRIV_SIZE
 
     obs = _readable(data, "observation_space")
     kind = obs.get(":type:")
@@ -177,11 +180,11 @@ def _privileged_policy(
     input size (the observation's) and the actor's symmetry."""
     from sixtysix_env.policy.observation import OBS_SIZE
 
-    from .sb3_policy import PrivilegedCriticPolicy
+    from .policy import PrivilegedCriticPolicy
 
     if kwargs.get("actor_dim") != OBS_SIZE or is_dict:
         raise ModelFileError(f"{path}: a privileged critic's actor must read {OBS_SIZE} features")
-    from .equivariant import ACTOR_SYMMETRIES
+    from ..common.equivariant import ACTOR_SYMMETRIES
 
     symmetry = kwargs.get("actor_symmetry")
     if symmetry is not None and symmetry not in ACTOR_SYMMETRIES:
@@ -208,7 +211,7 @@ def _rebuilt(data: dict[str, Any], path: str) -> dict[str, Any]:
             f"{path}: policy class from module {module!r}; expected one of {_POLICY_MODULES}"
         )
     policy_class: Any
-    if module == "sixtysix_training.sb3_policy":
+    if module in OWN_POLICY_MODULES:
         policy_class, own_kwargs = _privileged_policy(kwargs, is_dict, path)
         policy_kwargs.update(own_kwargs)
     else:
@@ -273,7 +276,7 @@ def check_bounds(data: dict[str, Any], path: str) -> None:
     from sixtysix_env.game.actions import NUM_ACTIONS
     from sixtysix_env.policy.observation import OBS_SIZE
 
-    from .learning import PRIV_SIZE
+    from ..common.learning import PRIV_SIZE
 
     kwargs = _readable(data, "policy_kwargs")
     if "net_arch" in kwargs:

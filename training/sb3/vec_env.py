@@ -2,7 +2,7 @@
 
 Each game is a :class:`sixtysix_env.env.single_agent.SixtySixEnv` (one hand
 per episode, the learner's seat drawn per hand) whose opponent is drawn from
-the :class:`~sixtysix_training.pool.OpponentPool` at every reset. The learner sees the
+the :class:`~sixtysix_training.common.pool.OpponentPool` at every reset. The learner sees the
 flat observation vector only (the ``observation`` entry of the environment's
 ``Dict`` observation), so the network an export turns into numpy is a plain
 MLP; the masks are served to ``MaskablePPO`` through ``env_method
@@ -11,7 +11,7 @@ MLP; the masks are served to ``MaskablePPO`` through ``env_method
 With ``suit_augment`` each episode is seen under one of the 24 renamings of
 the suits, and with ``privileged_critic`` the observation vector carries the
 hidden cards after the information set (``OBS_SIZE + PRIV_SIZE`` entries; the
-actor reads the first ``OBS_SIZE``): see :mod:`sixtysix_training.learning`.
+actor reads the first ``OBS_SIZE``): see :mod:`sixtysix_training.common.learning`.
 
 This is a lean ``DummyVecEnv``: the same loop, minus the deep copy of every
 step's infos and the per-key copying of ``Dict`` observations, which took a
@@ -47,9 +47,9 @@ from sixtysix_env.env.single_agent import SixtySixEnv
 from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.policy.observation import OBS_SIZE
 
+from ..common.learning import PRIV_SIZE, SuitRenamer, privileged_features
+from ..common.pool import OpponentPool, Snapshot
 from .learner_games import LearnerGames
-from .learning import PRIV_SIZE, SuitRenamer, privileged_features
-from .pool import OpponentPool, Snapshot
 
 
 class SelfPlayVecEnv(LearnerGames):

@@ -11,7 +11,7 @@ from the teacher's play with a value estimate that already means something.
 The fit speaks to the actor-critic through :class:`ActorCritic`, three methods
 any backend can give: the masked logits and values of a batch, the parameters
 (all, or the critic's), and the train mode. The SB3 backend's adapter is
-:class:`sixtysix_training.sb3_policy.SB3ActorCritic`, the RLlib backend's
+:class:`sixtysix_training.sb3.policy.SB3ActorCritic`, the RLlib backend's
 :class:`sixtysix_training.rllib.bc.ModuleActorCritic`; nothing here imports
 either library.
 """
@@ -125,7 +125,7 @@ def collect(
     With ``suit_augment`` each hand is recorded under a random renaming of the
     suits (observation, mask and action alike); with ``privileged`` each
     observation carries the hidden cards after it, for a privileged critic
-    (:mod:`sixtysix_training.learning`). ``workers`` processes play the hands
+    (:mod:`sixtysix_training.common.learning`). ``workers`` processes play the hands
     (a search teacher such as ``expert`` takes most of the time); every hand is
     dealt and seeded before, so the data are the same for any number of them.
     """

@@ -6,10 +6,10 @@
     sixtysix train --list-options
 
 The command is ``training/commands.py``, which opens and closes the run the
-same way on both backends (``training/lifecycle.py``: :func:`run_session`);
+same way on both backends (``training/common/lifecycle.py``: :func:`run_session`);
 this module is what the SB3 backend does (:data:`SB3`). A run reads top to bottom:
 
-1. the config (:class:`sixtysix_training.config.TrainConfig`: the shared options and
+1. the config (:class:`sixtysix_training.config.loader.TrainConfig`: the shared options and
    the SB3 section; a YAML file's keys are its fields; ``--set key=value`` overrides one);
 2. the run folder ``runs_dir/name``: ``config.yaml`` (resolved), ``tb/``
    (TensorBoard: ``charts/``, ``losses/``), ``progress.csv``, ``eval.jsonl``,
@@ -22,7 +22,7 @@ this module is what the SB3 backend does (:data:`SB3`). A run reads top to botto
 5. MaskablePPO on the flat observation with the games' action masks;
 6. optionally, a warm start by behaviour cloning from a teacher agent;
 7. learning, with periodic paired-deal evaluation against the baselines,
-   snapshots and saving (:class:`sixtysix_training.callbacks.SelfPlayCallback`);
+   snapshots and saving (:class:`sixtysix_training.sb3.callbacks.SelfPlayCallback`);
 8. the export of the best model to a numpy policy file and a summary.
 
 Reproducible on one machine: the same config and seed give the same
@@ -44,10 +44,10 @@ from typing import Any
 
 from sixtysix_env.util.machine import machine
 
-from .config import ConfigError, TrainConfig
-from .lifecycle import close_run
+from ..common.lifecycle import close_run
+from ..common.runs import stopped_by_signals
+from ..config.loader import ConfigError, TrainConfig
 from .model_file import ModelFileError, check_model, load_model
-from .runs import stopped_by_signals
 
 
 def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
@@ -85,7 +85,7 @@ class _LinearSchedule:
 
 def _make_pool(cfg: TrainConfig):
     """The opponent pool: the baselines now, frozen snapshots of the learner later."""
-    from .pool import OpponentPool
+    from ..common.pool import OpponentPool
 
     return OpponentPool.from_config(cfg)
 
@@ -104,7 +104,7 @@ def new_model(cfg: TrainConfig, env):
     if cfg.privileged_critic or cfg.actor_symmetry is not None:
         from sixtysix_env.policy.observation import OBS_SIZE
 
-        from .sb3_policy import PrivilegedCriticPolicy
+        from .policy import PrivilegedCriticPolicy
 
         policy = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
@@ -148,8 +148,8 @@ def _collect_and_fit(
     cfg: TrainConfig, model, logger, player: str, fit_policy: bool, fit_value: bool
 ) -> dict[str, Any]:
     """``bc_hands`` hands of ``player`` (against ``bc_opponent``) recorded and fitted (bc.py)."""
-    from . import bc
-    from .sb3_policy import SB3ActorCritic
+    from ..common import bc
+    from .policy import SB3ActorCritic
 
     t0 = time.perf_counter()
     data = bc.collect_for_run(cfg, player, progress=cfg.progress_bar)
@@ -222,7 +222,7 @@ def start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, Any
     """Warm start: the policy file's weights into the actor, then its play fits the critic."""
     import numpy as np
 
-    from .numpy_policy import load_into_policy, network_from_policy
+    from ..common.numpy_policy import load_into_policy, network_from_policy
 
     network = init_network(cfg)
     load_into_policy(model.policy, network)

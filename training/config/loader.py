@@ -3,8 +3,8 @@
 A config is a flat YAML mapping of option names to values (``configs/*.yaml``,
 a run folder's ``config.yaml``); its ``backend`` key (``sb3`` when absent)
 picks the backend. The loader files each key into its section
-(``training/config_options.py``: the shared options, and the backend's own),
-checks each value's type and then the values (``training/config_checks.py``),
+(``training/config/options.py``: the shared options, and the backend's own),
+checks each value's type and then the values (``training/config/checks.py``),
 and gives the backend's config: :class:`TrainConfig` (SB3) or
 :class:`RLlibConfig`. An unknown key, an option of the other backend, or a
 wrong type or value is a :class:`ConfigError` naming the key and what is
@@ -14,7 +14,7 @@ resume reads it again.
 The configs in ``configs/`` ship with the package (``sixtysix_training.configs``)
 and are found by name: ``sixtysix train --config quickstart`` (see
 :func:`resolve_config`); a path to any YAML file works too. YAML is read with
-YAML 1.2's numbers (``training/config_yaml.py``), so ``3e-4`` is a number.
+YAML 1.2's numbers (``training/config/yaml_reader.py``), so ``3e-4`` is a number.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import yaml
 
 from sixtysix_env.util.files import write_text
 
-from .config_checks import check_config, coerce_value
-from .config_options import (
+from .checks import check_config, coerce_value
+from .options import (
     BACKENDS,
     FIXED_ON_RESUME,
     LEAGUE_BASELINES,
@@ -52,7 +52,7 @@ from .config_options import (
     show,
     type_name,
 )
-from .config_yaml import read_yaml
+from .yaml_reader import read_yaml
 
 __all__ = [
     "BACKENDS", "FIXED_ON_RESUME", "LEAGUE_BASELINES", "ConfigError", "RLlibConfig",
@@ -272,7 +272,7 @@ def save_config(cfg: TrainConfig | RLlibConfig, path: str) -> None:
     docs = field_docs()
     backend = backend_of(cfg)
     lines = [
-        "# Resolved training configuration (every option; see training/config_options.py).",
+        "# Resolved training configuration (every option; see training/config/options.py).",
         f"backend: {backend}",
     ]
     for title, holder, names in _sections_of(cfg):

@@ -15,7 +15,7 @@ class ExportError(ValueError):
 
 def _is_dense(layer) -> bool:
     """A torch Linear layer, or a layer with tied weights that gives its dense matrix
-    (:class:`~sixtysix_training.equivariant.SuitSymmetricLinear`)."""
+    (:class:`~sixtysix_training.common.equivariant.SuitSymmetricLinear`)."""
     from torch import nn
 
     return isinstance(layer, nn.Linear) or callable(getattr(layer, "dense", None))

@@ -20,7 +20,7 @@ from typing import Any
 from sixtysix_env.util.files import replaced
 from sixtysix_env.util.files import write_json as write_json_whole
 
-from .config import ConfigError, TrainConfig, config_from_dict, read_yaml
+from ..config.loader import ConfigError, TrainConfig, config_from_dict, read_yaml
 
 
 def find_model(path: str, which: str = "best") -> tuple[str, str | None]:

@@ -1,10 +1,10 @@
 """The training games on the batched engine: ``n_envs`` hands in lock-step, one SB3 VecEnv.
 
-:class:`BatchedSelfPlayVecEnv` plays what :class:`~sixtysix_training.vec_env.SelfPlayVecEnv`
+:class:`BatchedSelfPlayVecEnv` plays what :class:`~sixtysix_training.sb3.vec_env.SelfPlayVecEnv`
 plays (one hand per episode, the learner's seat drawn per hand, the opponent
-drawn from the :class:`~sixtysix_training.pool.OpponentPool` at every reset,
+drawn from the :class:`~sixtysix_training.common.pool.OpponentPool` at every reset,
 the suit renamings and the privileged critic's hidden cards of
-:mod:`sixtysix_training.learning`) on :mod:`sixtysix_env.batched` instead of
+:mod:`sixtysix_training.common.learning`) on :mod:`sixtysix_env.batched` instead of
 ``n_envs`` single environments. The opponents of all games move with one call
 per opponent and step: the pool's networks as one matrix product over their
 games (``BatchedPolicy(exact=False)``: training needs no bit-for-bit replay of
@@ -42,10 +42,10 @@ from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy.agent import PolicyAgent
 from sixtysix_env.policy.observation import OBS_SIZE
 
+from ..common.learning import PRIV_SIZE, SuitRenamer
+from ..common.match_equity import MatchEquity
+from ..common.pool import OpponentPool
 from .learner_games import LearnerGames
-from .learning import PRIV_SIZE, SuitRenamer
-from .match_equity import MatchEquity
-from .pool import OpponentPool
 
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 #: Batched forms of opponents kept before those no game plays are dropped.

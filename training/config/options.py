@@ -10,8 +10,8 @@ dataclass holding both) and :class:`RLlibConfig` (``train`` and ``rllib``).
 
 Each field carries its documentation in its metadata (``doc``);
 ``sixtysix train --list-options`` prints it (:func:`describe_options`).
-Reading and writing configs is ``training/config.py``, the checks
-``training/config_checks.py``, the bounded YAML reader ``training/config_yaml.py``.
+Reading and writing configs is ``training/config/loader.py``, the checks
+``training/config/checks.py``, the bounded YAML reader ``training/config/yaml_reader.py``.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ class SharedOptions:
     )
     activation: str = _opt("relu", "Hidden activation: 'relu' or 'tanh'.")
 
-    # -- what speeds learning up (both backends; sixtysix_training.learning) -------
+    # -- what speeds learning up (both backends; sixtysix_training.common.learning) -------
     suit_augment: bool = _opt(
         False,
         "Show each training episode to the learner under one of the 24 renamings of the suits, "
@@ -249,7 +249,7 @@ class SB3Options:
         False,
         "Deal each training hand at a match score drawn as often as matches between equal "
         "players reach it, and reward it by the change in the learner's chance to win the "
-        "match (times the match target) instead of its game points (training/match_equity.py). "
+        "match (times the match target) instead of its game points (training/common/match_equity.py). "
         "Needs batched_games.",
     )
     n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
@@ -317,7 +317,7 @@ class RLlibOptions:
 @dataclass
 class TrainConfig(SB3Options, SharedOptions):
     """The SB3 backend's config: the shared options and the SB3 section, in one flat
-    dataclass (``cfg.seed``, ``cfg.n_envs``); what ``training/config.py`` loads by default."""
+    dataclass (``cfg.seed``, ``cfg.n_envs``); what ``training/config/loader.py`` loads by default."""
 
     @property
     def shared(self) -> SharedOptions:

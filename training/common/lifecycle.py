@@ -18,7 +18,7 @@ done (:func:`~.runs.signals_held`). It asks its backend only for what
 differs (:class:`Learner`): the step count, the learner's actor as a numpy
 network, how to save its model into a folder, and where its charts go.
 
-The SB3 backend drives it from its callback (``training/callbacks.py``), the
+The SB3 backend drives it from its callback (``training/sb3/callbacks.py``), the
 RLlib backend from its loop (``training/rllib/train.py``): both call
 :meth:`RunLifecycle.begin` once, then :meth:`RunLifecycle.periodic` after
 every update (``final=True`` after the last).
@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork, save_policy
 
-from .config import (
+from ..config.loader import (
     FIXED_ON_RESUME,
     ConfigError,
     RLlibConfig,

@@ -28,12 +28,12 @@ from stable_baselines3.common.logger import (
 from sixtysix_env.policy import PolicyNetwork
 from sixtysix_env.util.progress import progress_bar
 
-from .config import TrainConfig
-from .figures import eval_charts
-from .lifecycle import RunLifecycle
-from .numpy_policy import network_from_policy
-from .pool import OpponentPool
-from .runs import save_model_atomically
+from ..common.figures import eval_charts
+from ..common.lifecycle import RunLifecycle
+from ..common.numpy_policy import network_from_policy
+from ..common.pool import OpponentPool
+from ..common.runs import save_model_atomically
+from ..config.loader import TrainConfig
 
 # SB3's own keys -> the chart groups.
 _RENAME = {

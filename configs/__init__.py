@@ -1,5 +1,5 @@
 """Training configs, installed as the package data ``sixtysix_training.configs``.
 
 ``sixtysix train --config NAME`` finds ``NAME.yaml`` here after a plain
-``pip install`` (see :func:`sixtysix_training.config.resolve_config`).
+``pip install`` (see :func:`sixtysix_training.config.loader.resolve_config`).
 """

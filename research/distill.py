@@ -46,7 +46,7 @@ from sixtysix_env.game.rules import make_rules
 from sixtysix_env.game.view import player_view
 from sixtysix_env.policy.observation import OBS_VERSION, observe_view
 from sixtysix_env.util.progress import progress_bar
-from sixtysix_training.bc import stack_records
+from sixtysix_training.common.bc import stack_records
 
 DATA_FORMAT = "sixtysix-distill-data/1"
 _CHUNK = 50  # hands per task handed to a worker
@@ -199,9 +199,9 @@ def fit(
     val_fraction: float = 0.1,
 ) -> dict[str, Any]:
     """Fit the run's ``source`` model to the teacher's actions; write ``out_dir``."""
-    from sixtysix_training.bc import pretrain
-    from sixtysix_training.model_file import load_model
-    from sixtysix_training.sb3_policy import SB3ActorCritic
+    from sixtysix_training.common.bc import pretrain
+    from sixtysix_training.sb3.model_file import load_model
+    from sixtysix_training.sb3.policy import SB3ActorCritic
 
     if os.path.exists(out_dir):
         raise FileExistsError(f"{out_dir!r} exists; choose another output folder")

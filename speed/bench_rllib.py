@@ -40,8 +40,8 @@ def measure(
     import ray
     import torch
 
-    from sixtysix_training.config import load_config
-    from sixtysix_training.pool import OpponentPool
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.config.loader import load_config
     from sixtysix_training.rllib.league import LEARNER, push
     from sixtysix_training.rllib.train import build_algo, init_ray
 

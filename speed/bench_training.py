@@ -12,7 +12,7 @@ opponents of every run):
   batch 64, 10 epochs, a 64-64 tanh network), games through SB3's
   ``DummyVecEnv`` with a flat-observation wrapper;
 * "configured": the settings of ``--config`` (games side by side in
-  ``sixtysix_training.vec_env.SelfPlayVecEnv``, large batches, few epochs, one torch
+  ``sixtysix_training.sb3.vec_env.SelfPlayVecEnv``, large batches, few epochs, one torch
   thread).
 
 Each run first learns one rollout to warm up, then is timed over
@@ -100,10 +100,10 @@ def bench_configured(
     """The config's training step as ``sixtysix train`` builds it (its learning options too)."""
     import torch
 
-    from sixtysix_training.config import load_config
-    from sixtysix_training.pool import OpponentPool
-    from sixtysix_training.train import new_model
-    from sixtysix_training.vec_env import SelfPlayVecEnv
+    from sixtysix_training.common.pool import OpponentPool
+    from sixtysix_training.config.loader import load_config
+    from sixtysix_training.sb3.train import new_model
+    from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     cfg = load_config(config, [f"seed={seed}", *(overrides or [])])
     torch.set_num_threads(cfg.torch_threads)

@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import random
+import zipfile
 
 import numpy as np
 import pytest
@@ -391,3 +392,20 @@ def test_a_run_with_both_options_trains_exports_and_resumes(tmp_path):
     assert main(["--resume", str(run), "--set", "privileged_critic=false"]) == 2
     assert main(["--resume", str(run), "--set", "total_timesteps=768"]) == 0
     assert json.loads((run / "latest" / "state.json").read_text())["steps"] == 768
+
+    # A model saved before the training folders were laid out records its policy class's
+    # module as sixtysix_training.sb3_policy: such a run still resumes and exports.
+    model = run / "latest" / "model.zip"
+    with zipfile.ZipFile(model) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    data = json.loads(members["data"])
+    assert data["policy_class"]["__module__"] == "sixtysix_training.sb3.policy"
+    data["policy_class"]["__module__"] = "sixtysix_training.sb3_policy"
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(model, "w") as zf:
+        for name, raw in members.items():
+            zf.writestr(name, raw)
+    assert main(["--resume", str(run), "--set", "total_timesteps=1024"]) == 0
+    assert json.loads((run / "latest" / "state.json").read_text())["steps"] == 1024
+    assert _cli_main(["export", str(run), "--which", "latest", "-o", str(tmp_path / "p.npz"),
+                      "--eval-deals", "0"]) == 0

@@ -10,17 +10,16 @@ themselves are compared by :mod:`sixtysix_env.batched.check`.)
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 
 import numpy as np
 
-from ..batched.check import _fail
+from ..batched.check import check_parser, mismatch
 from ..batched.engine import BatchedHands
 from ..batched.heuristic import heuristic_actions
 from ..game.engine import deal_from_deck, random_deck
-from ..game.rules import PRESETS, make_rules
+from ..game.rules import make_rules
 from ..game.view import player_view
 from .heuristic import HeuristicAgent
 
@@ -53,7 +52,7 @@ def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int 
             for j, i in enumerate(active):
                 want = agent.act(player_view(states[i], int(seats[j])), rng)
                 if int(got[j]) != want:
-                    raise _fail("the heuristic's move", decks[i], dealers[i], moves[i],
+                    raise mismatch("the heuristic's move", decks[i], dealers[i], moves[i],
                                 f"compiled {int(got[j])}, HeuristicAgent {want}")
                 legal = states[i].legal_actions()
                 a = want if rng.random() < 0.5 else legal[rng.randrange(len(legal))]
@@ -67,14 +66,10 @@ def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int 
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m sixtysix_env.agents.check",
-        description="Play hands on the batched and the reference engine and compare the compiled "
-                    "heuristic's move with HeuristicAgent's at every decision.")
-    ap.add_argument("--hands", type=int, default=100_000, help="hands per preset")
-    ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
+    args = check_parser(
+        "python -m sixtysix_env.agents.check",
+        "Play hands on the batched and the reference engine and compare the compiled "
+        "heuristic's move with HeuristicAgent's at every decision.").parse_args(argv)
     for name in args.rules:
         t0 = time.perf_counter()
         n = compare_heuristic(args.hands, name, args.seed)

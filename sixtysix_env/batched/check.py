@@ -28,7 +28,7 @@ class Mismatch(AssertionError):
     """The two engines disagree; the message names the deal, the moves and what differs."""
 
 
-def _fail(what: str, deck, dealer, moves, detail: str) -> Mismatch:
+def mismatch(what: str, deck, dealer, moves, detail: str) -> Mismatch:
     return Mismatch(
         f"{what} differs: deck {deck}, dealer {dealer}, moves {moves}: {detail}"
     )
@@ -77,7 +77,7 @@ def compare_random_hands(
             for j, i in enumerate(active):
                 ref = states[i].legal_mask()
                 if int(masks[j]) != ref:
-                    raise _fail("the legal mask", decks[i], dealers[i], moves[i],
+                    raise mismatch("the legal mask", decks[i], dealers[i], moves[i],
                                 f"batched {int(masks[j]):#x}, reference {ref:#x}")
                 legal = states[i].legal_actions()
                 a = legal[rng.randrange(len(legal))]
@@ -103,7 +103,7 @@ def _compare_observations(batch: BatchedHands, lanes_arr, active: list[int], sta
             ref_obs, ref_mask = encode_with_mask(player_view(states[i], seat))
             if not np.array_equal(obs[j], ref_obs) or not np.array_equal(m[j], ref_mask):
                 bad = np.flatnonzero((obs[j] != ref_obs))
-                raise _fail(f"seat {seat}'s observation", decks[i], dealers[i],
+                raise mismatch(f"seat {seat}'s observation", decks[i], dealers[i],
                             moves[i], f"entries {bad.tolist()}: batched "
                             f"{obs[j][bad].tolist()}, reference "
                             f"{ref_obs[bad].tolist()}; masks "
@@ -119,30 +119,36 @@ def _compare_ends(batch: BatchedHands, lanes_arr, active: list[int], states: lis
     for j, i in enumerate(active):
         ended = states[i].result is not None
         if bool(over[j]) != ended:
-            raise _fail("the end of the hand", decks[i], dealers[i], moves[i],
+            raise mismatch("the end of the hand", decks[i], dealers[i], moves[i],
                         f"batched over={bool(over[j])}, reference over={ended}")
         if ended:
             got = batch.result(i)
             if got != states[i].result:
-                raise _fail("the hand result", decks[i], dealers[i], moves[i],
+                raise mismatch("the hand result", decks[i], dealers[i], moves[i],
                             f"batched {got}, reference {states[i].result}")
             r = batch.returns(np.array([i, i]), np.array([0, 1]))
             if tuple(int(x) for x in r) != states[i].returns():
-                raise _fail("the returns", decks[i], dealers[i], moves[i],
+                raise mismatch("the returns", decks[i], dealers[i], moves[i],
                             f"batched {r.tolist()}, reference {states[i].returns()}")
         else:
             still.append(i)
     return still
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m sixtysix_env.batched.check",
-        description="Play random hands on the batched and the reference engine and compare "
-                    "every legal mask, observation and result.")
+def check_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The arguments both checks take: hands per preset, the presets, the seed."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("--hands", type=int, default=100_000, help="hands per preset")
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = check_parser(
+        "python -m sixtysix_env.batched.check",
+        "Play random hands on the batched and the reference engine and compare every legal "
+        "mask, observation and result.")
     ap.add_argument("--observe", choices=("both", "acting", "none"), default="both",
                     help="whose observations to compare at each decision (default both; "
                          "none compares masks, results and returns only, several times faster)")

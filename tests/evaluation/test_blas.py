@@ -95,6 +95,7 @@ def test_torchs_own_libraries_are_left_alone(monkeypatch):
     assert blas.numpy_blas() == [libs[2]]
 
 
+@pytest.mark.slow  # a training run (torch, SB3): the full suite, not the fast lane
 @needs_train
 def test_a_training_run_learns_with_one_blas_thread(tmp_path, monkeypatch, two_blas_threads):
     from sixtysix_env.cli import main

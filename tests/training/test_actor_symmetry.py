@@ -171,6 +171,7 @@ def test_the_shipped_networks_answer_every_renaming_of_the_suits_alike(name):
     assert np.ptp(base, axis=1).min() > 1e-2  # the logits tell the actions apart
 
 
+@pytest.mark.slow  # a training run (torch, SB3): the full suite, not the fast lane
 def test_the_export_is_an_ordinary_policy_file_that_keeps_the_symmetry(tmp_path):
     import torch as th
 
@@ -247,6 +248,7 @@ def test_settings_that_do_not_go_with_the_option_are_refused(overrides, message)
         load_config(None, overrides)
 
 
+@pytest.mark.slow  # a training run (torch, SB3): the full suite, not the fast lane
 def test_a_run_with_the_option_trains_exports_and_resumes(tmp_path):
     import json
 

@@ -67,6 +67,24 @@ def test_importing_the_package_loads_no_numpy_or_gymnasium():
     assert out.strip() == "[]"
 
 
+def test_the_environment_pages_keep_their_public_names():
+    # The pages live in env/ (sixtysix_v0.py, openspiel.py) and are imported on first use.
+    out = _run(
+        "import sys, sixtysix_env\n"
+        "from sixtysix_env import sixtysix_v0\n"
+        "print(sixtysix_v0.__name__, sixtysix_env.sixtysix_v0 is sixtysix_v0,\n"
+        "      'openspiel_game' in dir(sixtysix_env), 'sixtysix_env.env.openspiel' in sys.modules)\n"
+        "try:\n"
+        "    sixtysix_env.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    assert out.splitlines() == [
+        "sixtysix_env.env.sixtysix_v0 True True False",
+        "module 'sixtysix_env' has no attribute 'no_such_name'",
+    ]
+
+
 @pytest.mark.parametrize(
     "imports", ["import gymnasium, sixtysix_env", "import sixtysix_env; import gymnasium",
                 "import sixtysix_env; import gymnasium.spaces; import gymnasium"]

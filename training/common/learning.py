@@ -20,8 +20,8 @@ exported policy sees:
   actor, and so every exported policy file, reads the information set only:
   the first ``OBS_SIZE`` entries of the training observation.
 
-This module is numpy only: the SB3 games (``vec_env.py``), the cloning data
-(``bc.py``) and the RLlib environment wrapper (``rllib/league.py``) all use
+This module is numpy only: the SB3 games (``sb3/vec_env.py``), the cloning data
+(``common/bc.py``) and the RLlib environment wrapper (``rllib/league.py``) all use
 :class:`SuitRenamer` and :func:`privileged_features`.
 """
 

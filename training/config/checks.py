@@ -2,7 +2,7 @@
 
 :func:`check_config` runs the shared options' checks, then the backend's
 section's (``sb3``: its games and rollouts; ``rllib``: its cluster and PPO
-iteration); the first problem is a :class:`~.config_options.ConfigError` that
+iteration); the first problem is a :class:`~.options.ConfigError` that
 names the option, the value and what is allowed. :func:`coerce_value` checks
 a value's type (msgspec's strict conversion: no booleans for numbers, no
 numbers for strings, integers widened to floats).

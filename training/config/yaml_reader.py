@@ -4,7 +4,7 @@ YAML is read with YAML 1.2's numbers, so ``3e-4`` is a number (PyYAML alone
 reads YAML 1.1, where it is a string). A config is a few dozen lines: past
 :data:`MAX_CONFIG_BYTES`, :data:`MAX_YAML_DEPTH` levels or
 :data:`MAX_YAML_VALUES` values (aliases expanded) reading stops with a
-:class:`~.config_options.ConfigError`.
+:class:`~.options.ConfigError`.
 """
 
 from __future__ import annotations

@@ -285,7 +285,11 @@ def fit(
     import torch as th
     from torch import nn
 
-    from sixtysix_training.common.equivariant import SuitSymmetricLinear, dense_layers, suit_symmetric_actor
+    from sixtysix_training.common.equivariant import (
+        SuitSymmetricLinear,
+        dense_layers,
+        suit_symmetric_actor,
+    )
 
     th.manual_seed(seed)
     net = getattr(make_agent(policy), "network", None)

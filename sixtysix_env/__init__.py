@@ -105,6 +105,7 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY_MODULES])
 
+
 # Gymnasium registration of the single-agent environment (``SixtySix-v0``), done
 # when Gymnasium is imported (so importing this package loads neither Gymnasium
 # nor numpy).

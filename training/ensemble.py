@@ -56,10 +56,9 @@ from sixtysix_env.policy import (
     PolicyNetwork,
     check_network,
     read_policy,
-    save_policy,
 )
 
-from .common.figures import add_export_evaluation_arguments, evaluate_at_export, export_lines
+from .common.figures import add_export_evaluation_arguments, export_lines, save_exported_policy
 from .common.plot_curve import read_log
 from .common.runs import eval_log_path
 
@@ -239,16 +238,12 @@ def merge_policy_files(
     check_network(network, f"the ensemble of {len(paths)} policies")  # before evaluating it
     name = name or os.path.splitext(os.path.basename(out))[0]
     record = _ensemble_record(name, resolved, loaded, weights, network.symmetry)
-    if eval_deals > 0:
-        preset = record["rule_preset"]
-        record["evaluation"]["at_export"] = evaluate_at_export(
-            network, name, eval_opponents, eval_deals, eval_seed, preset, eval_workers
-        )
+    written = save_exported_policy(
+        out, network, record, record["rule_preset"], eval_deals, eval_opponents, eval_seed,
+        eval_workers,
+    )
     metas = [meta for _, meta in loaded]
     log = ensemble_log(resolved, metas, record, network.symmetry) if write_log else None
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    written = save_policy(out, network, record)
-    read_policy(out)  # the file must load with every check passing
     if log is not None and any("against" in r for r in log):  # else there is nothing to draw
         with open(eval_log_path(out), "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in log)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from sixtysix_env.evaluation import EvalResult, evaluate
-from sixtysix_env.policy import PolicyAgent, PolicyNetwork
+from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy, save_policy
 
 
 def eval_figures(res: EvalResult, opponent: str) -> dict[str, Any]:
@@ -106,6 +107,29 @@ def evaluate_at_export(
         agent, opponents or ["random", "heuristic"], deals, seed, rules, workers
     )
     return {"deterministic": True, "seed": seed, "against": figures}
+
+
+def save_exported_policy(
+    out: str,
+    network: PolicyNetwork,
+    record: dict[str, Any],
+    rules: str,
+    eval_deals: int,
+    eval_opponents: list[str] | None,
+    eval_seed: int,
+    eval_workers: int,
+) -> dict[str, Any]:
+    """Every export's last steps (runs of both backends, SB3 models, ensembles): the figures at
+    export into ``record`` (none with ``eval_deals`` 0), the file written and read back with
+    every check passing; returns the metadata written."""
+    if eval_deals > 0:
+        record["evaluation"]["at_export"] = evaluate_at_export(
+            network, record["name"], eval_opponents, eval_deals, eval_seed, rules, eval_workers
+        )
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    written = save_policy(out, network, record)
+    read_policy(out)
+    return written
 
 
 def add_export_evaluation_arguments(parser) -> None:

@@ -16,9 +16,9 @@ import time
 from typing import Any
 
 from sixtysix_env.game.rules import make_rules
-from sixtysix_env.policy import read_policy, save_policy
+from sixtysix_env.policy import read_policy
 
-from ..common.figures import evaluate_at_export, export_lines
+from ..common.figures import export_lines, save_exported_policy
 from ..common.runs import copy_eval_log, read_json
 from ..config.loader import load_config
 
@@ -84,14 +84,9 @@ def export_run(
             or None
         },
     }
-    if eval_deals > 0:
-        record["evaluation"]["at_export"] = evaluate_at_export(
-            network, name, eval_opponents, eval_deals, eval_seed, t.rules, eval_workers
-        )
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    written = save_policy(out, network, record)
-    read_policy(out)  # the file must load with every check passing
-    return written
+    return save_exported_policy(
+        out, network, record, t.rules, eval_deals, eval_opponents, eval_seed, eval_workers
+    )
 
 
 def run(args) -> int:

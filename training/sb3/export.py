@@ -31,10 +31,9 @@ import time
 from typing import Any
 
 from sixtysix_env.game.rules import make_rules
-from sixtysix_env.policy import read_policy, save_policy
 from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 
-from ..common.figures import evaluate_at_export, export_lines
+from ..common.figures import export_lines, save_exported_policy
 from ..common.numpy_policy import ExportError, network_from_policy
 from ..common.runs import copy_eval_log, distillation, find_model, read_json, run_config
 from ..config.loader import TrainConfig
@@ -114,14 +113,9 @@ def export_model(
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "evaluation": {"during_training": run_eval or None},
     }
-    if eval_deals > 0:
-        record["evaluation"]["at_export"] = evaluate_at_export(
-            network, name, eval_opponents, eval_deals, eval_seed, rules, eval_workers
-        )
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    written = save_policy(out, network, record)
-    read_policy(out)  # the file must load with every check passing
-    return written
+    return save_exported_policy(
+        out, network, record, rules, eval_deals, eval_opponents, eval_seed, eval_workers
+    )
 
 
 def is_foreign_model(model_path: str, run_dir: str | None) -> bool:
@@ -163,14 +157,9 @@ def export_sb3_file(
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "evaluation": {"during_training": None},
     }
-    if eval_deals > 0:
-        record["evaluation"]["at_export"] = evaluate_at_export(
-            network, name, eval_opponents, eval_deals, eval_seed, rules, eval_workers
-        )
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    written = save_policy(out, network, record)
-    read_policy(out)  # the file must load with every check passing
-    return written
+    return save_exported_policy(
+        out, network, record, rules, eval_deals, eval_opponents, eval_seed, eval_workers
+    )
 
 
 def run(args: argparse.Namespace) -> int:

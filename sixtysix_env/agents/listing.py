@@ -9,13 +9,20 @@ import argparse
 import inspect
 import textwrap
 
-from ..policy.shipped import figure, policy_summary, shipped_policies
-from ..policy.standings import DEFAULT_PROTOCOL, standings, strongest
+from ..policy.shipped import figure, policy_summary, shipped_policies, trained_preset
+from ..policy.standings import (
+    DEFAULT_PROTOCOL,
+    leaderboard_page,
+    ranked_protocols,
+    standings,
+    strongest,
+)
 from . import registry
 
 
 def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
-    """The leaderboard's ranking of every agent name, best first, then those not on it."""
+    """The leaderboard's ranking of every agent name, best first, then those not on it
+    (for the default protocol: the others rank a few agents under another preset)."""
     rows = standings(protocol)
     if not rows:
         return [f"ranking: no {protocol} leaderboard files in this installation"]
@@ -23,7 +30,8 @@ def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
     best_net = strongest(networks, protocol)
     width = max(14, *(len(s.agent) for s in rows))
     lines = [
-        f"ranking ({protocol} leaderboard, docs/leaderboard.md): Elo with heuristic = 1500,",
+        f"ranking ({protocol} leaderboard, {leaderboard_page(protocol)}): Elo with heuristic = "
+        "1500,",
         "game points per hand against expert (95% interval), median ms per decision on the",
         "machine that ran the benchmark:",
         f"  {'#':>2} {'agent':<{width}} {'Elo':>5}  {'vs expert':<25} {'ms/decision':>11}",
@@ -36,7 +44,9 @@ def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
         note = "  strongest network" if best_net is not None and s.agent == best_net.agent else ""
         lines.append(f"  {i:>2} {s.agent:<{width}} {s.elo:>5.0f}  {vs:<25} {ms:>11}{note}")
     ranked = {s.agent for s in rows}
-    missing = [n for n in registry.agent_names() if n not in ranked]
+    home = protocol == DEFAULT_PROTOCOL
+    missing = [n for n in registry.agent_names() if n not in ranked and (
+        home and trained_preset(n) in (None, "altmisalti"))]
     if missing:
         lines.append(f"  not on the leaderboard yet: {', '.join(missing)}")
     return lines
@@ -45,7 +55,8 @@ def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
 def describe_agents() -> str:
     """Every name :func:`~sixtysix_env.agents.make_agent` accepts, with options or figures."""
     pad = " " * 17
-    lines = [*describe_standings(), ""]
+    lines = [line for protocol in ranked_protocols()
+             for line in (*describe_standings(protocol), "")] or [*describe_standings(), ""]
     lines.append("built-in agents (NAME, or NAME:key=value,... with options):")
     for name in registry.builtin_names():
         factory = registry.factory_of(name)

@@ -1,18 +1,26 @@
-"""A benchmark to cite: one versioned protocol, a fixed ladder, a leaderboard.
+"""A benchmark to cite: versioned protocols, each a fixed ladder, and their leaderboards.
 
     sixtysix benchmark my_policy.npz --json my_policy.json
     sixtysix benchmark --ladder --out-dir docs/benchmarks/benchmark-v1 --workers 2
     sixtysix leaderboard docs/benchmarks/benchmark-v1 -o docs/leaderboard.md
 
-:mod:`.protocol` fixes what is played (``benchmark-v1``: the ladder, the
-deal and match counts, the seeds, the Elo anchor); :mod:`.run` plays it
+:mod:`.protocol` fixes what is played (``benchmark-v1`` for the home rules,
+``santase-v1`` for the ``santase`` preset: the ladder, the deal and match
+counts, the seeds, the Elo anchor); :mod:`.run` plays it
 (:func:`benchmark`, each pair once, resumable from a folder) and writes the
 versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
 page; :mod:`.cli` and :mod:`.board` are the commands.
 """
 
 from ..policy.standings import BenchmarkFileError
-from .protocol import BENCHMARK_V1, PROTOCOLS, Protocol, get_protocol
+from .protocol import (
+    BENCHMARK_V1,
+    PROTOCOLS,
+    SANTASE_V1,
+    Protocol,
+    get_protocol,
+    protocol_for_rules,
+)
 from .report import leaderboard, markdown_rows
 from .run import (
     BenchmarkResult,
@@ -27,6 +35,7 @@ from .run import (
 __all__ = [
     "BENCHMARK_V1",
     "PROTOCOLS",
+    "SANTASE_V1",
     "BenchmarkFileError",
     "BenchmarkResult",
     "Opponent",
@@ -39,4 +48,5 @@ __all__ = [
     "leaderboard",
     "load_benchmark",
     "markdown_rows",
+    "protocol_for_rules",
 ]

@@ -5,8 +5,7 @@ the same version, on any machine, with any number of workers. A change to the
 ladder, a count or a seed is a new version (``benchmark-v2``), never an edit
 of this one.
 
-``benchmark-v1`` (rules preset ``altmisalti``, the one every shipped opponent
-is trained for):
+``benchmark-v1`` (rules preset ``altmisalti``, the home rules):
 
 * ladder, in its order: ``random``, ``heuristic``, ``sixtysix-ppo``,
   ``sixtysix-ppo-v2``, ``sixtysix-ppo-v2-sym``, ``expert``, ``guided``;
@@ -19,9 +18,16 @@ is trained for):
   (a tie counts half): the ladder's ratings from its own round robin, and a
   new agent's rating against those, fixed (adding an agent moves no one).
 
-The seeds 660001 and 660002 are used by no training config and no selection
-in this repository, so a shipped network is not measured on deals it was
-chosen on. ``--quick`` plays the first 100 deals and 10 match seeds against
+``santase-v1`` is the same for the ``santase`` rules (matches to 11): ladder
+``random``, ``heuristic``, ``sixtysix-ppo-v4`` (trained for ``altmisalti``: the
+strongest network before one was trained for ``santase``) and ``expert``, the
+same counts, deals from seed 660011 and match seeds from 660012. A network
+trained for a preset is ranked on that preset's protocol
+(:func:`protocol_for_rules`).
+
+The seeds 660001, 660002, 660011 and 660012 are used by no training config
+and no selection in this repository, so a shipped network is not measured on
+deals it was chosen on. ``--quick`` plays the first 100 deals and 10 match seeds against
 each rung (10 deals and 2 match seeds against the search bots): a smoke
 test and a first look, not figures to cite.
 """
@@ -83,9 +89,24 @@ BENCHMARK_V1 = Protocol(
     hand_seed=660001, match_seed=660002,
 )
 
-#: Every protocol by name; the newest is the default.
-PROTOCOLS: dict[str, Protocol] = {BENCHMARK_V1.name: BENCHMARK_V1}
+SANTASE_V1 = Protocol(
+    name="santase-v1",
+    rules="santase",
+    ladder=("random", "heuristic", "sixtysix-ppo-v4", "expert"),
+    search=frozenset({"expert"}),
+    deals=2000, matches=500,
+    search_deals=300, search_matches=40,
+    hand_seed=660011, match_seed=660012,
+)
+
+#: Every protocol by name; ``benchmark-v1`` (the home rules) is the default.
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (BENCHMARK_V1, SANTASE_V1)}
 DEFAULT_PROTOCOL = BENCHMARK_V1.name
+
+
+def protocol_for_rules(preset: str | None) -> Protocol | None:
+    """The protocol that ranks agents under the rule preset ``preset`` (None if none does)."""
+    return next((p for p in PROTOCOLS.values() if p.rules == preset), None)
 
 
 def get_protocol(name: str, quick: bool = False) -> Protocol:

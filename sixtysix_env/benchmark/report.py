@@ -17,9 +17,10 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from ..game.rules import make_rules
 from ..policy.standings import markdown_cell, markdown_code_line
 from .protocol import Protocol, get_protocol
-from .run import BenchmarkResult, check_protocol
+from .run import BenchmarkResult, check_protocol, trained_for
 
 #: Options of the commands whose value is a machine's address, not a file: left out of
 #: a published command (the figures do not depend on them).
@@ -101,14 +102,21 @@ def _vs(protocol: Protocol) -> list[str]:
 
 
 def hands_header(protocol: Protocol) -> list[str]:
-    return [_row(["agent", "Elo", *_vs(protocol), "ms/decision"]),
-            _row(["---", "---:", *("---:" for _ in protocol.ladder), "---:"])]
+    return [_row(["agent", "trained for", "Elo", *_vs(protocol), "ms/decision"]),
+            _row(["---", "---", "---:", *("---:" for _ in protocol.ladder), "---:"])]
+
+
+def _trained_for(r: BenchmarkResult) -> str:
+    """The preset a network was trained for (from its file's metadata), "–" for the rest."""
+    preset = trained_for(r.agent_file)
+    return "–" if preset is None else markdown_cell(preset, code=True)
 
 
 def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
-    """The agent's Markdown row: Elo, game points per hand against each rung, ms per decision."""
+    """The agent's Markdown row: the preset it was trained for, Elo, game points per hand
+    against each rung, ms per decision."""
     by = {o.name: o for o in r.opponents}
-    cells = [_agent(r.agent), _elo(r)]
+    cells = [_agent(r.agent), _trained_for(r), _elo(r)]
     for rung in protocol.ladder:
         o = by.get(rung)
         cells.append("(itself)" if o is None else _gp(o.gp_per_hand, o.gp_ci95))
@@ -275,9 +283,12 @@ def leaderboard(
         "Elo: Bradley-Terry on hands won (a tie counts half), the ladder fitted to its own "
         f"round robin with {protocol.anchor} = {protocol.anchor_elo:g}; an agent outside the "
         "ladder is fitted against the ladder's ratings, which stay fixed. ms/decision: the "
-        f"median against {protocol.anchor} (against random for {protocol.anchor}).",
+        f"median against {protocol.anchor} (against random for {protocol.anchor}). Trained "
+        "for: the rule preset a network's file records (a network plays here under "
+        f"{protocol.rules} all the same); – for the built-in agents.",
         "",
-        "## Matches to 7: match win rate against each rung (95% Wilson interval)",
+        f"## Matches to {make_rules(protocol.rules).match_target}: match win rate against "
+        "each rung (95% Wilson interval)",
         "",
         *matches_table(ranked, protocol),
         "",

@@ -33,7 +33,7 @@ from ..evaluation.blas import one_blas_thread
 from ..game.engine import deal_from_deck
 from ..game.rules import make_rules
 from ..game.view import player_view
-from ..policy.shipped import shipped_policies
+from ..policy.shipped import policy_summary, shipped_policies
 from ..policy.standings import (
     MAX_LADDER_BYTES,
     MAX_PAIR_BYTES,
@@ -333,6 +333,22 @@ def agent_file(spec: str) -> dict[str, str] | None:
     if not path or not os.path.isfile(path):
         return None
     return {"path": os.path.basename(path) if shipped else path, "sha256": _sha256(path)}
+
+
+def trained_for(file: dict[str, str] | None) -> str | None:
+    """The rule preset a benchmarked policy file was trained for, from its metadata: the
+    shipped policy of that file name, or the file at the recorded path, if its SHA-256 is
+    the recorded one (None for a built-in agent, an SB3 model or module, a file not here
+    or changed since, or a file that records no preset)."""
+    if not file:
+        return None
+    path = file["path"]
+    shipped = shipped_policies().get(os.path.splitext(os.path.basename(path))[0])
+    for candidate in ((str(shipped.path),) if shipped else ()) + (path,):
+        if (candidate.endswith(".npz") and os.path.isfile(candidate)
+                and _sha256(candidate) == file["sha256"]):
+            return policy_summary(candidate).get("rules")
+    return None
 
 
 # -- Elo ---------------------------------------------------------------------------------

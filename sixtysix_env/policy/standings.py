@@ -237,6 +237,20 @@ def standings(protocol: str = DEFAULT_PROTOCOL) -> tuple[Standing, ...]:
     return tuple(sorted(rows, key=lambda s: (-s.elo, s.agent)))
 
 
+def ranked_protocols() -> list[str]:
+    """The protocols whose leaderboard files are installed: the default first, then by name."""
+    folder = _folder()
+    names = [] if folder is None else [p.name for p in folder.iterdir() if p.is_dir()
+                                       and any(p.glob("*.json"))]
+    return sorted(names, key=lambda n: (n != DEFAULT_PROTOCOL, n))
+
+
+def leaderboard_page(protocol: str = DEFAULT_PROTOCOL) -> str:
+    """The repository's page of ``protocol``'s leaderboard (``sixtysix leaderboard`` writes it)."""
+    return "docs/leaderboard.md" if protocol == DEFAULT_PROTOCOL else (
+        f"docs/leaderboard-{protocol}.md")
+
+
 def standing_of(agent: str, protocol: str = DEFAULT_PROTOCOL) -> Standing | None:
     return next((s for s in standings(protocol) if s.agent == agent), None)
 

@@ -11,6 +11,8 @@ import pytest
 from sixtysix_env import cli
 from sixtysix_env.benchmark import (
     BENCHMARK_V1,
+    PROTOCOLS,
+    SANTASE_V1,
     BenchmarkResult,
     PairStore,
     benchmark,
@@ -18,9 +20,11 @@ from sixtysix_env.benchmark import (
     fit_ladder,
     leaderboard,
     load_benchmark,
+    protocol_for_rules,
 )
 from sixtysix_env.benchmark import run as bench_run
 from sixtysix_env.benchmark.board import read_folder
+from sixtysix_env.policy.standings import leaderboard_page
 
 
 def test_benchmark_v1_is_the_protocol_the_docs_state():
@@ -37,15 +41,29 @@ def test_benchmark_v1_is_the_protocol_the_docs_state():
     assert q.counts("x", "heuristic") == (100, 10) and q.counts("x", "expert") == (10, 2)
 
 
+def test_santase_v1_is_benchmark_v1_for_the_santase_rules():
+    p = SANTASE_V1
+    assert p.name == "santase-v1" and p.rules == "santase"
+    assert p.ladder == ("random", "heuristic", "sixtysix-ppo-v4", "expert")
+    assert p.counts("x", "heuristic") == (2000, 500) and p.counts("x", "expert") == (300, 40)
+    assert (p.hand_seed, p.match_seed, p.anchor, p.anchor_elo) == (660011, 660012, "heuristic",
+                                                                   1500.0)
+    assert protocol_for_rules("santase") is p and protocol_for_rules("altmisalti") is BENCHMARK_V1
+    assert protocol_for_rules("pagat66") is None
+
+
 def test_no_training_config_or_document_uses_the_protocol_seeds():
-    """The benchmark's deals are fresh: no config trains or selects on them."""
+    """The benchmark's deals are fresh: no config trains or selects on them, and no two
+    protocols share a seed."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    seeds = [s for p in PROTOCOLS.values() for s in (p.hand_seed, p.match_seed)]
+    assert len(set(seeds)) == len(seeds)
     for folder in ("configs",):
         for name in os.listdir(os.path.join(root, folder)):
             if not name.endswith((".yaml", ".py")):  # __pycache__, where Python writes one
                 continue
             text = open(os.path.join(root, folder, name), encoding="utf-8").read()
-            for seed in (BENCHMARK_V1.hand_seed, BENCHMARK_V1.match_seed):
+            for seed in seeds:
                 assert str(seed) not in text, (name, seed)
 
 
@@ -166,7 +184,8 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
                    "--out-dir", str(out), "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
-    assert "| `sixtysix-ppo-v2` |" in text and "| agent | Elo |" in text
+    assert "| `sixtysix-ppo-v2` | `altmisalti` |" in text
+    assert "| agent | trained for | Elo |" in text
     names = sorted(os.listdir(out))
     assert "test-tiny-ladder.json" in names and "sixtysix-ppo-v2.json" in names
     ratings = json.loads((out / "test-tiny-ladder.json").read_text())["ratings"]
@@ -258,21 +277,22 @@ def test_sigterm_stops_with_143_and_the_pairs_played_resume(tmp_path):
     assert not list(out.glob("random*.json"))  # no figures for an unfinished agent
 
 
-def test_the_committed_leaderboard_is_the_one_its_files_make():
-    """docs/leaderboard.md is generated: regenerating it from its folder changes nothing,
+@pytest.mark.parametrize("name", sorted(PROTOCOLS))
+def test_the_committed_leaderboard_is_the_one_its_files_make(name):
+    """Each protocol's page is generated: regenerating it from its folder changes nothing,
     and the ladder's ratings installed with the package are the folder's."""
+    protocol, page_path = PROTOCOLS[name], leaderboard_page(name)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    folder = os.path.join(root, "docs", "benchmarks", "benchmark-v1")
+    folder = os.path.join(root, "docs", "benchmarks", name)
     results, exploits = read_folder(folder)
-    page = leaderboard(results, exploits, "sixtysix leaderboard docs/benchmarks/benchmark-v1 "
-                                          "-o docs/leaderboard.md")
-    with open(os.path.join(root, "docs", "leaderboard.md"), encoding="utf-8") as f:
-        assert f.read() == page, "run: sixtysix leaderboard docs/benchmarks/benchmark-v1 -o " \
-                                 "docs/leaderboard.md"
-    assert {r.agent for r in results} >= set(BENCHMARK_V1.ladder)
-    assert all(not r.quick and r.protocol == BENCHMARK_V1.name for r in results)
-    with open(os.path.join(folder, "benchmark-v1-ladder.json"), encoding="utf-8") as f:
+    command = f"sixtysix leaderboard docs/benchmarks/{name} -o {page_path}"
+    page = leaderboard(results, exploits, command)
+    with open(os.path.join(root, page_path), encoding="utf-8") as f:
+        assert f.read() == page, f"run: {command}"
+    assert {r.agent for r in results} >= set(protocol.ladder)
+    assert all(not r.quick and r.protocol == name for r in results)
+    with open(os.path.join(folder, f"{name}-ladder.json"), encoding="utf-8") as f:
         ratings = json.load(f)["ratings"]
-    assert bench_run.reference_ratings(BENCHMARK_V1) == ratings
+    assert bench_run.reference_ratings(protocol) == ratings
     for r in results:
         assert r.ladder_elo == ratings

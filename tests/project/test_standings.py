@@ -18,6 +18,7 @@ from sixtysix_env.policy.shipped import shipped_names
 from sixtysix_env.policy.standings import (
     BEGIN,
     END,
+    ranked_protocols,
     shipped_table,
     standings,
     strongest,
@@ -70,7 +71,11 @@ def test_no_page_claims_a_strongest_agent_outside_the_generated_table(page):
 def test_sixtysix_agents_ranks_from_the_same_files():
     text = describe_agents()
     ranked = [s.agent for s in standings()]
-    lines = text.splitlines()
+    blocks = text.split("\n\n")
+    # One block per protocol with files, the home rules' first.
+    assert [b.split("(")[1].split(" ")[0] for b in blocks if b.startswith("ranking (")] == \
+        ranked_protocols() and ranked_protocols()[0] == "benchmark-v1"
+    lines = blocks[0].splitlines()
     order = [next(i for i, line in enumerate(lines) if re.match(rf"\s+\d+ {re.escape(a)}\s", line))
              for a in ranked]
     assert order == sorted(order)
@@ -89,11 +94,19 @@ def test_a_page_without_the_markers_is_refused():
         with_table("no table here", "| x |")
 
 
-def test_every_shipped_policy_has_a_row_on_the_leaderboard():
-    ranked = {s.agent for s in standings()}
-    missing = [name for name in shipped_names() if name not in ranked]
-    assert not missing, (
-        f"shipped policies without a leaderboard row: {missing}; run sixtysix benchmark "
-        "NAME --out-dir docs/benchmarks/benchmark-v1, then sixtysix leaderboard and "
-        "python -m sixtysix_env.policy.standings README.md docs/benchmark.md"
-    )
+def test_every_shipped_policy_has_a_row_on_the_leaderboard_of_its_preset():
+    """A network trained for a preset is ranked on that preset's protocol (benchmark-v1 for
+    the home rules, santase-v1 for santase); a preset without a protocol fails here too."""
+    from sixtysix_env.benchmark import protocol_for_rules
+    from sixtysix_env.policy.shipped import trained_preset
+
+    missing = []
+    for name in shipped_names():
+        protocol = protocol_for_rules(trained_preset(name))
+        if protocol is None:
+            missing.append(f"{name} (trained for {trained_preset(name)}, which no protocol plays)")
+        elif name not in {s.agent for s in standings(protocol.name)}:
+            missing.append(f"{name} (run sixtysix benchmark {name} --protocol {protocol.name} "
+                           f"--out-dir docs/benchmarks/{protocol.name}, then sixtysix "
+                           "leaderboard)")
+    assert not missing, f"shipped policies without a leaderboard row: {missing}"

@@ -99,6 +99,22 @@ for name, width in (("sixtysix-ppo-v3", 512), ("sixtysix-ppo-v4", 768)):
     assert net.network.hidden == [width, width], net.network.hidden
     print(f"a hand of {name}:", hand_against_me(net, seed=4, dealer=1, seat=0))
 
+# The network trained for the santase rules, by name, in a santase hand; the shipped network
+# for a preset is the one a session under those rules takes when no opponent is named.
+from sixtysix_env.play.session import GameSession
+from sixtysix_env.policy.shipped import networks_for, trained_preset
+
+assert networks_for("santase") == ["sixtysix-ppo-santase"], networks_for("santase")
+assert trained_preset("sixtysix-ppo-santase") == "santase"
+santase_bot = make_agent("sixtysix-ppo-santase")
+state = new_hand(seed=5, dealer=0, rules="santase")
+while not state.is_terminal():
+    turn = state.current_player()
+    state = state.apply((santase_bot if turn == 1 else me).act(player_view(state, turn), rng))
+print("a santase hand against sixtysix-ppo-santase:", state.result.explain())
+session = GameSession(rules="santase", seed=1)
+assert "sixtysix-ppo-santase" in session.opponent_name, session.opponent_name
+
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
 print("a hand of guided (its prior from the package):",
       hand_against_me(guided, seed=2, dealer=1, seat=0))

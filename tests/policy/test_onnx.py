@@ -34,7 +34,7 @@ from sixtysix_env.policy import PolicyAgent, PolicyFileError, PolicyNetwork, rea
 from sixtysix_env.policy import onnx as ox
 from sixtysix_env.policy.network import SYMMETRY_TIE
 from sixtysix_env.policy.observation import FIELDS, OBS_SIZE, OBS_VERSION, action_mask, encode_view
-from sixtysix_env.policy.shipped import shipped_policies
+from sixtysix_env.policy.shipped import shipped_policies, trained_preset
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "onnx"
@@ -323,20 +323,28 @@ def test_the_docs_observation_table_is_the_encoders():
 
 @pytest.fixture(scope="module")
 def hundred_thousand():
-    """100,000 decisions of real hands on the batched engine, each seat played by the
-    heuristic or at random (drawn per hand), and which of them have a choice."""
+    """Per rule preset, 100,000 decisions of real hands on the batched engine, each seat
+    played by the heuristic or at random (drawn per hand), and which of them have a choice."""
     pytest.importorskip("numba", reason="the batched engine needs numba (the [fast] extra)")
-    obs, mask = batched_positions(100_000)
-    return obs, mask, mask.sum(axis=1) > 1
+    made = {}
+
+    def positions(rules: str):
+        if rules not in made:
+            obs, mask = batched_positions(100_000, rules=rules)
+            made[rules] = obs, mask, mask.sum(axis=1) > 1
+        return made[rules]
+
+    return positions
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(shipped_policies()))
 def test_a_shipped_policy_on_100000_positions_of_real_games(ort, hundred_thousand, name):
     """The model's logits against the numpy policy's, computed as PolicyAgent computes one
-    decision, and its moves: the same but at ties (none for a suit-symmetric policy)."""
-    obs, mask, multi = hundred_thousand
+    decision, and its moves: the same but at ties (none for a suit-symmetric policy). The
+    hands are played under the rules the policy was trained for."""
     net, _ = read_policy(shipped_policies()[name].path)
+    obs, mask, multi = hundred_thousand(trained_preset(name) or "altmisalti")
     model = ox.policy_to_onnx(name)
     logits, moves = run(session(ort, model), obs, mask)
     ref = numpy_logits(net, obs, mask)
@@ -358,13 +366,14 @@ def test_a_shipped_policy_on_100000_positions_of_real_games(ort, hundred_thousan
         assert p_moves.tolist() == [p["action"] for p in doc["positions"]]
 
 
-def batched_positions(n: int, lanes: int = 2048, seed: int = 0):
-    """The observations and masks of the first ``n`` decisions of hands on the batched engine."""
+def batched_positions(n: int, lanes: int = 2048, seed: int = 0, rules: str = "altmisalti"):
+    """The observations and masks of the first ``n`` decisions of hands on the batched engine
+    under ``rules``."""
     from sixtysix_env.agents.batch import BatchedHeuristic, BatchedRandom
     from sixtysix_env.batched.engine import BatchedHands
 
     rng = np.random.default_rng(seed)
-    hands = BatchedHands(lanes)
+    hands = BatchedHands(lanes, rules)
     rand, heur = BatchedRandom(), BatchedHeuristic()
     rand.seed_lanes(lanes, rng)
     obs, masks, got = [], [], 0

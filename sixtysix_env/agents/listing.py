@@ -9,6 +9,7 @@ import argparse
 import inspect
 import textwrap
 
+from ..game.rules import RuleConfig
 from ..policy.shipped import figure, policy_summary, shipped_policies, trained_preset
 from ..policy.standings import (
     DEFAULT_PROTOCOL,
@@ -44,9 +45,9 @@ def describe_standings(protocol: str = DEFAULT_PROTOCOL) -> list[str]:
         note = "  strongest network" if best_net is not None and s.agent == best_net.agent else ""
         lines.append(f"  {i:>2} {s.agent:<{width}} {s.elo:>5.0f}  {vs:<25} {ms:>11}{note}")
     ranked = {s.agent for s in rows}
-    home = protocol == DEFAULT_PROTOCOL
-    missing = [n for n in registry.agent_names() if n not in ranked and (
-        home and trained_preset(n) in (None, "altmisalti"))]
+    home_rules = RuleConfig().name  # the default protocol's; the others rank a few agents
+    missing = [n for n in registry.agent_names() if n not in ranked
+               and trained_preset(n) in (None, home_rules)] if protocol == DEFAULT_PROTOCOL else []
     if missing:
         lines.append(f"  not on the leaderboard yet: {', '.join(missing)}")
     return lines

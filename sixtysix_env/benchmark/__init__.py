@@ -5,7 +5,7 @@
     sixtysix leaderboard docs/benchmarks/benchmark-v1 -o docs/leaderboard.md
 
 :mod:`.protocol` fixes what is played (``benchmark-v1`` for the home rules,
-``santase-v1`` for the ``santase`` preset: the ladder, the deal and match
+``santase-v1`` and ``pagat66-v1`` for the other presets: the ladder, the deal and match
 counts, the seeds, the Elo anchor); :mod:`.run` plays it
 (:func:`benchmark`, each pair once, resumable from a folder) and writes the
 versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
@@ -15,6 +15,7 @@ page; :mod:`.cli` and :mod:`.board` are the commands.
 from ..policy.standings import BenchmarkFileError
 from .protocol import (
     BENCHMARK_V1,
+    PAGAT66_V1,
     PROTOCOLS,
     SANTASE_V1,
     Protocol,
@@ -34,6 +35,7 @@ from .run import (
 
 __all__ = [
     "BENCHMARK_V1",
+    "PAGAT66_V1",
     "PROTOCOLS",
     "SANTASE_V1",
     "BenchmarkFileError",

@@ -21,11 +21,12 @@ of this one.
 ``santase-v1`` is the same for the ``santase`` rules (matches to 11): ladder
 ``random``, ``heuristic``, ``sixtysix-ppo-v4`` (trained for ``altmisalti``: the
 strongest network before one was trained for ``santase``) and ``expert``, the
-same counts, deals from seed 660011 and match seeds from 660012. A network
-trained for a preset is ranked on that preset's protocol
-(:func:`protocol_for_rules`).
+same counts, deals from seed 660011 and match seeds from 660012.
+``pagat66-v1`` is the same again for the ``pagat66`` rules (matches to 7), with
+deals from seed 660021 and match seeds from 660022. A network trained for a
+preset is ranked on that preset's protocol (:func:`protocol_for_rules`).
 
-The seeds 660001, 660002, 660011 and 660012 are used by no training config
+The seeds 660001, 660002, 660011, 660012, 660021 and 660022 are used by no training config
 and no selection in this repository, so a shipped network is not measured on
 deals it was chosen on. ``--quick`` plays the first 100 deals and 10 match seeds against
 each rung (10 deals and 2 match seeds against the search bots): a smoke
@@ -99,8 +100,11 @@ SANTASE_V1 = Protocol(
     hand_seed=660011, match_seed=660012,
 )
 
+PAGAT66_V1 = replace(SANTASE_V1, name="pagat66-v1", rules="pagat66",
+                     hand_seed=660021, match_seed=660022)
+
 #: Every protocol by name; ``benchmark-v1`` (the home rules) is the default.
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (BENCHMARK_V1, SANTASE_V1)}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (BENCHMARK_V1, SANTASE_V1, PAGAT66_V1)}
 DEFAULT_PROTOCOL = BENCHMARK_V1.name
 
 

@@ -11,6 +11,7 @@ import pytest
 from sixtysix_env import cli
 from sixtysix_env.benchmark import (
     BENCHMARK_V1,
+    PAGAT66_V1,
     PROTOCOLS,
     SANTASE_V1,
     BenchmarkResult,
@@ -49,7 +50,15 @@ def test_santase_v1_is_benchmark_v1_for_the_santase_rules():
     assert (p.hand_seed, p.match_seed, p.anchor, p.anchor_elo) == (660011, 660012, "heuristic",
                                                                    1500.0)
     assert protocol_for_rules("santase") is p and protocol_for_rules("altmisalti") is BENCHMARK_V1
-    assert protocol_for_rules("pagat66") is None
+    assert protocol_for_rules("pagat66") is PAGAT66_V1
+
+
+def test_pagat66_v1_is_santase_v1_for_the_pagat66_rules_on_its_own_seeds():
+    p = PAGAT66_V1
+    assert p.name == "pagat66-v1" and p.rules == "pagat66"
+    assert p.ladder == SANTASE_V1.ladder and p.search == SANTASE_V1.search
+    assert p.counts("x", "heuristic") == (2000, 500) and p.counts("x", "expert") == (300, 40)
+    assert (p.hand_seed, p.match_seed) == (660021, 660022)
 
 
 def test_no_training_config_or_document_uses_the_protocol_seeds():

@@ -3,6 +3,7 @@ played in between."""
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -19,3 +20,12 @@ def opponent_moves(state: State, seat: int, opponent: Any, rng: random.Random) -
             break
         state = state.apply(opponent.act(player_view(state, p), rng))
     return state
+
+
+def mean_interval(xs: list[float]) -> tuple[float, float, float]:
+    """Mean and a normal 95% interval of per-deal figures."""
+    n = len(xs)
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    h = 1.96 * math.sqrt(var / n)
+    return m, m - h, m + h

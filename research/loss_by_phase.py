@@ -39,7 +39,6 @@ Figures are in ``research/notes/learning.md``.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -50,7 +49,7 @@ from sixtysix_env.game.engine import new_hand
 from sixtysix_env.game.rules import make_rules
 from sixtysix_env.game.view import PlayerView, player_view
 
-from .hands import opponent_moves
+from .hands import mean_interval, opponent_moves
 
 #: The parts of the hand a hybrid can hand to the helper, by the position alone.
 VIEW_PHASES = {
@@ -133,15 +132,6 @@ def _chunk(args: tuple) -> list[dict]:
     return out
 
 
-def _interval(xs: list[float]) -> tuple[float, float, float]:
-    """Mean and a normal 95% interval of per-deal figures."""
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    h = 1.96 * math.sqrt(var / n)
-    return m, m - h, m + h
-
-
 def measure(
     spec: str,
     deals: int,
@@ -171,7 +161,7 @@ def measure(
     hands = 2 * deals
     base = [r["agent"]["gp"] / 2 for r in rows]
     out = {"agent": spec, "helper": helper, "opponent": opponent, "deals": deals, "seed": seed}
-    out["agent_gp"] = _interval(base)
+    out["agent_gp"] = mean_interval(base)
     agent_decisions = sum(r["agent"]["decisions"] for r in rows)
     for v in phases:
         gp = [r[v]["gp"] / 2 for r in rows]
@@ -179,8 +169,8 @@ def measure(
         # Counted in the hybrid's own games: the decisions the helper was asked about.
         in_phase = sum(r[v]["in_phase"] for r in rows)
         out[v] = {
-            "gp": _interval(gp),
-            "gain": _interval(diff),
+            "gp": mean_interval(gp),
+            "gain": mean_interval(diff),
             "deals_changed": sum(d != 0 for d in diff),
             "decisions_per_hand": in_phase / hands,
             "changed_share": sum(r[v]["changed"] for r in rows) / max(in_phase, 1),

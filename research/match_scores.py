@@ -27,7 +27,6 @@ each deal. Figures are in ``research/notes/presets.md``.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 from concurrent.futures import ProcessPoolExecutor
 
@@ -37,6 +36,8 @@ from sixtysix_env.game.engine import new_hand
 from sixtysix_env.game.rules import make_rules
 from sixtysix_env.game.view import player_view
 from training.common.match_equity import MatchEquity
+
+from .hands import mean_interval
 
 DEFAULT_SCORES = ("0-0", "5-6", "6-5", "6-6", "0-6", "6-0")
 
@@ -91,14 +92,6 @@ def _chunk(args: tuple) -> list[dict]:
     ]
 
 
-def _mean_ci(xs: list[float]) -> tuple[float, float, float]:
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    h = 1.96 * math.sqrt(var / n)
-    return m, m - h, m + h
-
-
 def measure(
     spec: str,
     opponent: str = "sixtysix-ppo-v4",
@@ -137,7 +130,7 @@ def measure(
         out.append({
             "score": text,
             "hands": len(rows),
-            "gp": _mean_ci(per_deal),
+            "gp": mean_interval(per_deal),
             "won": sum(r["gp"] > 0 for r in rows) / len(rows),
             "lost_3": sum(r["gp"] == -3 for r in rows) / len(rows),
             "equity_before": float(equity.equity(*score)),

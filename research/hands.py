@@ -1,5 +1,5 @@
 """Hands played in the experiments: the studied seat's decisions, the opponent's moves
-played in between."""
+played in between, and the interval of a per-deal figure."""
 
 from __future__ import annotations
 

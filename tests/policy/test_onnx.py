@@ -305,8 +305,17 @@ def test_the_examples_positions_are_what_their_script_writes():
     """examples/onnx/positions.json: the positions, observations, masks and moves of today's
     engine, observation and sixtysix-ppo-v4 (python examples/onnx/positions.py rewrites it)."""
     example = _example("positions")
-    assert (EXAMPLES / "positions.json").read_text() == example.text()
     doc = json.loads((EXAMPLES / "positions.json").read_text())
+    fresh = json.loads(example.text())
+    # Everything as written, but the logits: float32 matrix products may differ in the last
+    # bits from one CPU (BLAS kernel) to another, so those agree within 1e-4.
+    stored_logits = [p.pop("logits") for p in doc["positions"]]
+    fresh_logits = [p.pop("logits") for p in fresh["positions"]]
+    assert fresh == doc, "examples/onnx/positions.json is stale: python examples/onnx/positions.py"
+    for a, b in zip(stored_logits, fresh_logits, strict=True):
+        assert [x is None for x in a] == [x is None for x in b]
+        np.testing.assert_allclose([x for x in a if x is not None],
+                                   [x for x in b if x is not None], rtol=0, atol=1e-4)
     assert len(doc["positions"]) == len(example.KINDS)
     for p in doc["positions"]:
         assert len(p["obs"]) == OBS_SIZE and len(p["mask"]) == NUM_ACTIONS

@@ -74,9 +74,10 @@ bot = make_agent("sixtysix-ppo")
 rng, me = random.Random(0), make_agent("random")
 
 
-def hand_against_me(agent, seed, dealer, seat):
-    """One hand of ``agent`` in ``seat`` against the random ``me``; its result, explained."""
-    state = new_hand(seed=seed, dealer=dealer)
+def hand_against_me(agent, seed, dealer, seat, rules=None):
+    """One hand of ``agent`` in ``seat`` against the random ``me`` (under ``rules``, the home
+    rules by default); its result, explained."""
+    state = new_hand(seed=seed, dealer=dealer, rules=rules)
     while not state.is_terminal():
         turn = state.current_player()
         state = state.apply((agent if turn == seat else me).act(player_view(state, turn), rng))
@@ -106,12 +107,9 @@ from sixtysix_env.policy.shipped import networks_for, trained_preset
 
 assert networks_for("santase") == ["sixtysix-ppo-santase"], networks_for("santase")
 assert trained_preset("sixtysix-ppo-santase") == "santase"
-santase_bot = make_agent("sixtysix-ppo-santase")
-state = new_hand(seed=5, dealer=0, rules="santase")
-while not state.is_terminal():
-    turn = state.current_player()
-    state = state.apply((santase_bot if turn == 1 else me).act(player_view(state, turn), rng))
-print("a santase hand against sixtysix-ppo-santase:", state.result.explain())
+print("a santase hand against sixtysix-ppo-santase:",
+      hand_against_me(make_agent("sixtysix-ppo-santase"), seed=5, dealer=0, seat=1,
+                      rules="santase"))
 session = GameSession(rules="santase", seed=1)
 assert "sixtysix-ppo-santase" in session.opponent_name, session.opponent_name
 

@@ -37,7 +37,7 @@ from sixtysix_env.game.rules import make_rules
 from sixtysix_env.game.view import player_view
 from training.common.match_equity import MatchEquity
 
-from .hands import mean_interval
+from .hands import mean_interval, opponent_moves
 
 DEFAULT_SCORES = ("0-0", "5-6", "6-5", "6-6", "0-6", "6-0")
 
@@ -62,12 +62,9 @@ def _hand(deal: int, seat: int, score: tuple[int, int], cfg, agent, opponent, se
     rng_opp = random.Random(f"opp:{seed}:{score}:{deal}:{seat}")
     rng_ask = random.Random(f"ask:{seed}:{score}:{deal}:{seat}")
     row = {"decisions": 0, "agree": 0, "close_legal": 0, "closed": 0, "would_close": 0}
+    state = opponent_moves(state, seat, opponent, rng_opp)
     while state.result is None:
-        p = state.current_player()
-        view = player_view(state, p)
-        if p != seat:
-            state = state.apply(opponent.act(view, rng_opp))
-            continue
+        view = player_view(state, seat)
         a = agent.act(view, rng_me)
         b = opponent.act(view, rng_ask)
         row["decisions"] += 1
@@ -76,7 +73,7 @@ def _hand(deal: int, seat: int, score: tuple[int, int], cfg, agent, opponent, se
             row["close_legal"] += 1
             row["closed"] += a == CLOSE
             row["would_close"] += b == CLOSE
-        state = state.apply(a)
+        state = opponent_moves(state.apply(a), seat, opponent, rng_opp)
     row["gp"] = state.result.returns()[seat]
     return row
 

@@ -191,3 +191,20 @@ def test_batched_games_deal_at_the_drawn_scores_and_pay_the_match():
 def test_match_play_needs_the_batched_games():
     with pytest.raises(ConfigError, match="'match_play' plays its hands on the batched engine"):
         load_config(TINY, ["match_play=true", "batched_games=false"])
+
+
+def test_close_match_scores_deal_only_scores_near_the_target():
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+
+    cfg = load_config(TINY, ["batched_games=true", "match_play=true", "match_scores=close"])
+    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+    env.seed(2)
+    env.reset()
+    assert (np.maximum(env.mine, env.theirs) >= 4).all()
+
+
+def test_match_scores_name_what_is_allowed_and_need_match_play():
+    with pytest.raises(ConfigError, match="'match_scores' got 'near'; allowed values: 'reach', 'close'"):
+        load_config(TINY, ["batched_games=true", "match_play=true", "match_scores=near"])
+    with pytest.raises(ConfigError, match="set match_play to true"):
+        load_config(TINY, ["batched_games=true", "match_scores=close"])

@@ -52,6 +52,19 @@ def test_the_scores_are_drawn_as_matches_reach_them():
     assert np.abs(counts / len(drawn) - m.reach / m.reach.sum()).max() < 0.006
 
 
+def test_close_scores_keep_the_proportions_of_the_scores_matches_reach():
+    m = MatchEquity(7)
+    close = m.close_scores()
+    assert close[4, 0] and close[0, 6] and close[5, 5] and not close[3, 3] and not close[0, 2]
+    drawn = m.draw_scores(np.random.default_rng(0), 50_000, close=True)
+    counts = np.zeros((7, 7))
+    np.add.at(counts, (drawn[:, 0], drawn[:, 1]), 1)
+    assert counts[~close].sum() == 0
+    want = np.where(close, m.reach, 0.0)
+    assert np.abs(counts / len(drawn) - want / want.sum()).max() < 0.006
+    assert MatchEquity(3).close_scores().all()
+
+
 def test_the_reward_is_the_change_in_the_chance_to_win_times_the_target():
     m = MatchEquity(7)
     mine, theirs = np.array([0, 6, 6, 0, 4]), np.array([0, 6, 6, 6, 5])

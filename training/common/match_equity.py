@@ -58,6 +58,14 @@ class MatchEquity:
         out = np.where(mine >= t, 1.0, out)
         return np.where((theirs >= t) & (mine < t), 0.0, out)
 
+    def close_scores(self) -> np.ndarray:
+        """(target, target) booleans: the scores where a side has ``target - 3`` game points
+        or more (all of them for a target of 3 or less). There the match's stakes are far
+        from proportional to the hand's game points: at 5-5 of 7, a hand won by two points
+        wins the match, one won by one point does not."""
+        a = np.arange(self.target)
+        return np.maximum(a[:, None], a[None, :]) >= self.target - 3
+
     def rewards(self, mine: np.ndarray, theirs: np.ndarray, game_points: np.ndarray) -> np.ndarray:
         """The learner's reward for hands played at ``mine``-``theirs`` that it scored
         ``game_points`` in (negative: the opponent's points): the change in its chance to
@@ -68,9 +76,13 @@ class MatchEquity:
                             np.asarray(theirs) + np.maximum(-g, 0))
         return (after - before) * self.target
 
-    def draw_scores(self, rng: np.random.Generator, k: int) -> np.ndarray:
-        """``k`` match scores (k, 2), each drawn as often as a match reaches it."""
+    def draw_scores(self, rng: np.random.Generator, k: int, close: bool = False) -> np.ndarray:
+        """``k`` match scores (k, 2), each drawn as often as a match reaches it; with
+        ``close``, only scores where a side has at least ``target - 3`` game points (the
+        others are never drawn; these keep their proportions)."""
         flat = self.reach.ravel()
+        if close:
+            flat = np.where(self.close_scores().ravel(), flat, 0.0)
         idx = rng.choice(flat.size, size=k, p=flat / flat.sum())
         return np.stack(np.divmod(idx, self.target), axis=1).astype(np.int64)
 

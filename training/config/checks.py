@@ -19,6 +19,7 @@ import msgspec
 
 from .options import (
     LEAGUE_BASELINES,
+    MATCH_SCORES,
     ConfigError,
     RLlibConfig,
     SB3Options,
@@ -262,6 +263,16 @@ def check_sb3(cfg: TrainConfig) -> None:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
     _check_rollout(cfg)
+    if cfg.match_scores not in MATCH_SCORES:
+        raise ConfigError(
+            f"option 'match_scores' got {cfg.match_scores!r}; allowed values: "
+            + ", ".join(map(repr, MATCH_SCORES))
+        )
+    if cfg.match_scores != "reach" and not cfg.match_play:
+        raise ConfigError(
+            f"option 'match_scores' ({cfg.match_scores!r}) deals match play's hands: set "
+            "match_play to true as well, or leave match_scores at 'reach'"
+        )
     if cfg.match_play and not cfg.batched_games:
         raise ConfigError(
             "option 'match_play' plays its hands on the batched engine: set batched_games "

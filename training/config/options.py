@@ -252,6 +252,13 @@ class SB3Options:
         "match (times the match target) instead of its game points (training/common/match_equity.py). "
         "Needs batched_games.",
     )
+    match_scores: str = _opt(
+        "reach",
+        "With match_play, the scores the hands are dealt at: 'reach' as often as matches between "
+        "equal players reach them; 'close' the same, but only scores where a side has at least "
+        "the match target less 3 game points (4 or more of 7), where the match's stakes differ "
+        "most from the hand's game points.",
+    )
     n_steps: int = _opt(128, "Steps per game between updates (rollout size = n_envs * n_steps).")
     target_kl: float | None = _opt(
         None,
@@ -355,6 +362,9 @@ FIXED_ON_RESUME = (
 #: Baselines the RLlib league can field as RLlib modules (``training/rllib/modules.py``).
 LEAGUE_BASELINES = ("random", "heuristic")
 
+#: The values of ``match_scores``: which match scores match play deals its hands at.
+MATCH_SCORES = ("reach", "close")
+
 #: The SB3 section's options, and what to use on the RLlib backend instead.
 SB3_ONLY_ON_RLLIB: dict[str, str] = {
     "n_envs": "use num_env_runners and num_envs_per_env_runner",
@@ -366,6 +376,7 @@ SB3_ONLY_ON_RLLIB: dict[str, str] = {
     "eval_workers": "evaluation runs in the driver process",
     "init_policy": "starting from a policy file's weights is built for the SB3 backend only",
     "match_play": "match play is built for the SB3 backend's batched games only",
+    "match_scores": "match play is built for the SB3 backend's batched games only",
 }
 
 

@@ -64,11 +64,14 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         privileged_critic: bool = False,
         seed: int = 0,
         match_play: bool = False,
+        match_scores: str = "reach",
     ) -> None:
         self.pool = pool
         self.rules = make_rules(rules)
         #: With match play: the match equity that deals the scores and rewards the hands.
         self.match = MatchEquity(self.rules.match_target) if match_play else None
+        #: With match play, whether only close scores are dealt (option match_scores).
+        self.close_scores = match_scores == "close"
         self.hands = BatchedHands(n_envs, self.rules)
         self.privileged = bool(privileged_critic)
         self.renamer = SuitRenamer(suit_augment, seed)
@@ -105,7 +108,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> BatchedSelfPlayVecEnv:
         return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed,
-                   match_play=cfg.match_play)
+                   match_play=cfg.match_play, match_scores=cfg.match_scores)
 
     def _seed_generators(self, seed: int) -> None:
         self.np_rng = np.random.default_rng([int(seed) % 2**63, 0xBA7C])
@@ -189,7 +192,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         dealers = self.np_rng.integers(0, 2, k)
         scores = np.zeros((k, 2), np.int64)
         if self.match is not None:
-            drawn = self.match.draw_scores(self.np_rng, k)
+            drawn = self.match.draw_scores(self.np_rng, k, close=self.close_scores)
             self.mine[lanes], self.theirs[lanes] = drawn[:, 0], drawn[:, 1]
             rows = np.arange(k)
             scores[rows, self.seat[lanes]] = drawn[:, 0]

@@ -100,18 +100,20 @@ for name, width in (("sixtysix-ppo-v3", 512), ("sixtysix-ppo-v4", 768)):
     assert net.network.hidden == [width, width], net.network.hidden
     print(f"a hand of {name}:", hand_against_me(net, seed=4, dealer=1, seat=0))
 
-# The network trained for the santase rules, by name, in a santase hand; the shipped network
-# for a preset is the one a session under those rules takes when no opponent is named.
+# The networks trained for the santase and pagat66 rules, by name, each in a hand of its
+# rules; the shipped network for a preset is the one a session under those rules takes when
+# no opponent is named.
 from sixtysix_env.play.session import GameSession
 from sixtysix_env.policy.shipped import networks_for, trained_preset
 
-assert networks_for("santase") == ["sixtysix-ppo-santase"], networks_for("santase")
-assert trained_preset("sixtysix-ppo-santase") == "santase"
-print("a santase hand against sixtysix-ppo-santase:",
-      hand_against_me(make_agent("sixtysix-ppo-santase"), seed=5, dealer=0, seat=1,
-                      rules="santase"))
-session = GameSession(rules="santase", seed=1)
-assert "sixtysix-ppo-santase" in session.opponent_name, session.opponent_name
+for preset in ("santase", "pagat66"):
+    name = f"sixtysix-ppo-{preset}"
+    assert networks_for(preset) == [name], networks_for(preset)
+    assert trained_preset(name) == preset
+    print(f"a {preset} hand against {name}:",
+          hand_against_me(make_agent(name), seed=5, dealer=0, seat=1, rules=preset))
+    session = GameSession(rules=preset, seed=1)
+    assert name in session.opponent_name, session.opponent_name
 
 guided = make_agent("guided:samples=4")  # the search guided by the shipped policy
 print("a hand of guided (its prior from the package):",

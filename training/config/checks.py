@@ -137,16 +137,21 @@ def _check_bounds(cfg: SharedOptions) -> None:
             )
 
 
-def _check_choices(cfg: SharedOptions) -> None:
-    """Options with a fixed set of allowed values, the rules preset among them."""
-    from sixtysix_env.game.rules import PRESETS
-
-    for key, allowed in _CHOICES.items():
+def _check_allowed(cfg: Any, choices: dict[str, tuple]) -> None:
+    """Each option of ``choices`` holds one of its allowed values."""
+    for key, allowed in choices.items():
         if getattr(cfg, key) not in allowed:
             raise ConfigError(
                 f"option {key!r} got {getattr(cfg, key)!r}; allowed values: "
                 + ", ".join("null" if a is None else repr(a) for a in allowed)
             )
+
+
+def _check_choices(cfg: SharedOptions) -> None:
+    """Options with a fixed set of allowed values, the rules preset among them."""
+    from sixtysix_env.game.rules import PRESETS
+
+    _check_allowed(cfg, _CHOICES)
     if cfg.rules not in PRESETS:
         raise ConfigError(
             f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
@@ -263,11 +268,7 @@ def check_sb3(cfg: TrainConfig) -> None:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
     _check_rollout(cfg)
-    if cfg.match_scores not in MATCH_SCORES:
-        raise ConfigError(
-            f"option 'match_scores' got {cfg.match_scores!r}; allowed values: "
-            + ", ".join(map(repr, MATCH_SCORES))
-        )
+    _check_allowed(cfg, {"match_scores": MATCH_SCORES})
     if cfg.match_scores != "reach" and not cfg.match_play:
         raise ConfigError(
             f"option 'match_scores' ({cfg.match_scores!r}) deals match play's hands: set "

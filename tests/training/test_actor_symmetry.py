@@ -113,7 +113,8 @@ def test_without_gradients_the_layer_follows_every_change_of_its_weights():
     def check() -> th.Tensor:
         with th.no_grad():
             frozen = layer(x)
-        np.testing.assert_array_equal(frozen.numpy(), layer(x).detach().numpy())
+            fresh = th.nn.functional.linear(x, *layer.dense())
+        np.testing.assert_array_equal(frozen.numpy(), fresh.numpy())
         return frozen
 
     first = check()
@@ -127,6 +128,37 @@ def test_without_gradients_the_layer_follows_every_change_of_its_weights():
     with th.no_grad():
         layer.params[0] = 1.0
     assert check().abs().max() > 0
+
+
+@pytest.mark.parametrize("widths", [(None, 768), (768, 768), (768, None), (40, 24)])
+def test_the_factored_pass_is_the_dense_layer_in_value_and_gradient(widths):
+    """With gradients the layer runs its blocks without building the dense matrix (what a
+    PPO update runs); the outputs and the blocks' gradients are the plain layer's
+    ``linear(x, *dense())`` up to float rounding, for the observation's and the actions'
+    own orders (None) as for the hidden layers'."""
+    import torch as th
+
+    from sixtysix_training.common.equivariant import (
+        SuitSymmetricLinear,
+        action_layout,
+        hidden_layout,
+        observation_layout,
+    )
+
+    inp = observation_layout() if widths[0] is None else hidden_layout(widths[0])
+    out = action_layout() if widths[1] is None else hidden_layout(widths[1])
+    th.manual_seed(3)
+    layer = SuitSymmetricLinear(inp, out)
+    with th.no_grad():
+        layer.params.normal_(0.0, 0.05)
+    x = th.randn(64, inp.size)
+    factored = layer(x)
+    dense = th.nn.functional.linear(x, *layer.dense())
+    scale = dense.abs().max().item()
+    assert (factored - dense).abs().max().item() < 1e-6 * scale
+    grad_factored = th.autograd.grad(factored.square().sum(), layer.params)[0]
+    grad_dense = th.autograd.grad(dense.square().sum(), layer.params)[0]
+    assert (grad_factored - grad_dense).abs().max().item() < 1e-5 * grad_dense.abs().max().item()
 
 
 def test_the_gradient_is_the_same_with_one_torch_thread_or_two():

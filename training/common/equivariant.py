@@ -209,10 +209,11 @@ class _Gather(th.autograd.Function):
 class SuitSymmetricLinear(nn.Module):
     """A dense layer whose matrix commutes with every renaming of the suits (module docstring).
 
-    It holds the shared blocks as one parameter vector and gathers the dense
-    ``(out, in)`` weight from it on each call, so autograd sums each entry's
-    gradient into its block. :meth:`dense` gives the matrix and bias as a plain
-    layer's (what the export writes).
+    It holds the shared blocks as one parameter vector. With gradients (a PPO
+    update) it multiplies by the blocks themselves (:meth:`_factored`); without
+    (rollouts, evaluation) by the dense ``(out, in)`` weight gathered from them,
+    kept while they are unchanged. :meth:`dense` gives the matrix and bias as a
+    plain layer's (what the export writes).
     """
 
     def __init__(self, inp: Layout, out: Layout, gain: float = math.sqrt(2)) -> None:

@@ -3,6 +3,7 @@
     python speed/bench_training.py [--config configs/full.yaml] [--steps 262144]
                                         [--default-steps 32768] [--no-default]
                                         [--set KEY=VALUE ...] [--compare KEY=VALUE ...]
+                                        [--dense-first] [--rounds N]
 
 Measures, in this process, learning on the Sixty-Six single-agent
 environment against the baseline opponents (random and heuristic, the first
@@ -19,14 +20,24 @@ Each run first learns one rollout to warm up, then is timed over
 ``--steps`` (or ``--default-steps``) further steps, collection and updates
 included (no evaluation). Prints steps per second, wall time per million
 steps and the ratio. Figures depend on the machine and on its load: on a
-shared machine run it twice and compare the ratio.
+shared machine run it twice and compare the ratio, or give ``--rounds N``
+(the two settings timed in turn N times, the median ratio).
+
+``--dense-first`` times the first setting as training ran before the
+factored product (issue 50): the suit-symmetric actor's layers multiply by
+their dense matrices in the PPO update too
+(:meth:`~sixtysix_training.common.equivariant.SuitSymmetricLinear.dense`).
+With ``--compare batched_games=true`` that is the training of before issue
+50 (games one at a time, the dense product) against today's.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
+import statistics
 import sys
 import time
 
@@ -114,6 +125,23 @@ def bench_configured(
     return n, dt, cfg
 
 
+@contextlib.contextmanager
+def dense_products(on: bool):
+    """While on, the suit-symmetric layers multiply by their dense matrices with gradients
+    too (the PPO update), as before the factored product."""
+    from torch.nn import functional
+
+    from sixtysix_training.common.equivariant import SuitSymmetricLinear
+
+    factored = SuitSymmetricLinear._factored
+    if on:
+        SuitSymmetricLinear._factored = lambda self, x: functional.linear(x, *self.dense())
+    try:
+        yield
+    finally:
+        SuitSymmetricLinear._factored = factored
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
@@ -136,7 +164,18 @@ def main(argv: list[str] | None = None) -> int:
         help="time the config a second time with these options changed and print the ratio "
              "(e.g. --compare batched_games=true)",
     )
+    p.add_argument(
+        "--dense-first", action="store_true",
+        help="the first setting with the suit-symmetric actor's dense product in the update "
+             "(training before the factored product)",
+    )
+    p.add_argument(
+        "--rounds", type=int, default=1,
+        help="with --compare: time the two settings in turn this many times; the median ratio",
+    )
     args = p.parse_args(argv)
+    if args.rounds < 1 or (args.rounds > 1 and not args.compare):
+        p.error(f"--rounds must be 1 or more, and above 1 only with --compare; got {args.rounds}")
 
     import torch
 
@@ -147,22 +186,34 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}, torch {torch.__version__}"
         + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
     )
-    n, dt, cfg = bench_configured(args.config, args.steps, args.seed, args.set)
-    conf_sps = n / dt
-    print(
-        f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} steps, "
-        f"batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} {cfg.activation}, "
-        f"{cfg.torch_threads} torch thread(s), suit_augment {cfg.suit_augment}, "
-        f"privileged_critic {cfg.privileged_critic}, batched_games {cfg.batched_games}): "
-        f"{conf_sps:,.0f} steps/s, "
-        f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
-    )
-    if args.compare:
-        n2, dt2, _ = bench_configured(args.config, args.steps, args.seed, args.set + args.compare)
+    ratios = []
+    for _ in range(args.rounds):
+        with dense_products(args.dense_first):
+            n, dt, cfg = bench_configured(args.config, args.steps, args.seed, args.set)
+        conf_sps = n / dt
         print(
-            f"with {' '.join(args.compare)}: {n2 / dt2:,.0f} steps/s, "
-            f"{1e6 / (n2 / dt2) / 60:.1f} min per million steps ({n2:,} steps in {dt2:.1f} s); "
-            f"ratio {(n2 / dt2) / conf_sps:.2f}x"
+            f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} "
+            f"steps, batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} "
+            f"{cfg.activation}, {cfg.torch_threads} torch thread(s), suit_augment "
+            f"{cfg.suit_augment}, privileged_critic {cfg.privileged_critic}, batched_games "
+            f"{cfg.batched_games}{', dense product' if args.dense_first else ''}): "
+            f"{conf_sps:,.0f} steps/s, "
+            f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
+        )
+        if args.compare:
+            n2, dt2, _ = bench_configured(
+                args.config, args.steps, args.seed, args.set + args.compare
+            )
+            ratios.append((n2 / dt2) / conf_sps)
+            print(
+                f"with {' '.join(args.compare)}: {n2 / dt2:,.0f} steps/s, "
+                f"{1e6 / (n2 / dt2) / 60:.1f} min per million steps ({n2:,} steps in "
+                f"{dt2:.1f} s); ratio {ratios[-1]:.2f}x"
+            )
+    if len(ratios) > 1:
+        print(
+            f"ratios over {len(ratios)} rounds: {', '.join(f'{r:.2f}x' for r in ratios)}; "
+            f"median {statistics.median(ratios):.2f}x"
         )
     if not args.no_default:
         n, dt = bench_default(args.default_steps, cfg.rules, args.seed)

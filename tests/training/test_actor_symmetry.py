@@ -156,6 +156,8 @@ def test_the_factored_pass_is_the_dense_layer_in_value_and_gradient(widths):
     dense = th.nn.functional.linear(x, *layer.dense())
     scale = dense.abs().max().item()
     assert (factored - dense).abs().max().item() < 1e-6 * scale
+    stacked = layer(x.reshape(4, 16, inp.size))  # leading dimensions, as linear takes them
+    assert th.equal(stacked.reshape(64, -1), factored)
     grad_factored = th.autograd.grad(factored.square().sum(), layer.params)[0]
     grad_dense = th.autograd.grad(dense.square().sum(), layer.params)[0]
     assert (grad_factored - grad_dense).abs().max().item() < 1e-5 * grad_dense.abs().max().item()

@@ -260,6 +260,8 @@ class SuitSymmetricLinear(nn.Module):
         same, other, to_global, from_global, glob, bias_suit, bias_global = (
             self.params[start:stop].view(shape) for start, stop, shape in self._blocks
         )
+        lead = x.shape[:-1]  # any leading dimensions, as nn.functional.linear takes them
+        x = x.reshape(-1, x.shape[-1])
         if self.in_order is not None:
             x = x.index_select(1, self.in_order)
         batch = x.shape[0]
@@ -274,7 +276,9 @@ class SuitSymmetricLinear(nn.Module):
              th.addmm(bias_global, total, to_global) + globals_ @ glob],
             dim=1,
         )
-        return y if self.out_position is None else y.index_select(1, self.out_position)
+        if self.out_position is not None:
+            y = y.index_select(1, self.out_position)
+        return y.reshape(*lead, y.shape[-1])
 
     def _dense_unchanged(self) -> tuple[th.Tensor, th.Tensor]:
         """:meth:`dense`, kept while ``params`` is unchanged: its version counter moves

@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--dense-first", action="store_true",
         help="the first setting with the suit-symmetric actor's dense product in the update "
-             "(training before the factored product)",
+             "(training before the factored product; a config without actor_symmetry has no "
+             "such product, and this changes nothing there)",
     )
     p.add_argument(
         "--rounds", type=int, default=1,
@@ -196,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             f"steps, batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} "
             f"{cfg.activation}, {cfg.torch_threads} torch thread(s), suit_augment "
             f"{cfg.suit_augment}, privileged_critic {cfg.privileged_critic}, batched_games "
-            f"{cfg.batched_games}{', dense product' if args.dense_first else ''}): "
+            f"{cfg.batched_games}"
+            f"{', dense product' if args.dense_first and cfg.actor_symmetry else ''}): "
             f"{conf_sps:,.0f} steps/s, "
             f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
         )

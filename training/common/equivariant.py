@@ -134,9 +134,13 @@ def hidden_layout(width: int) -> Layout:
     return Layout(suit.astype(np.int64), channel.astype(np.int64), per_suit, n_global)
 
 
-def _tying(inp: Layout, out: Layout) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
-    """(weight index (in, out), bias index (out,), block shapes): where each entry of the
-    dense matrix and bias lies in the flat vector of the shared blocks."""
+def _tying(
+    inp: Layout, out: Layout
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, tuple[int, int]]]]:
+    """(weight index (in, out), bias index (out,), blocks): where each entry of the dense
+    matrix and bias lies in the flat vector of the shared blocks, and each block's (start,
+    stop, shape) in it: the five weight blocks ``(in, out)``, then the suit and the global
+    biases ``(1, out)``."""
     shapes = [
         (inp.per_suit, out.per_suit),  # same suit
         (inp.per_suit, out.per_suit),  # other suit
@@ -157,18 +161,8 @@ def _tying(inp: Layout, out: Layout) -> tuple[np.ndarray, np.ndarray, list[tuple
     cols = np.array([s[1] for s in shapes])
     weight = offsets[block] + ci * cols[block] + co
     bias = np.where(out.suit >= 0, offsets[5] + out.channel, offsets[6] + out.channel)
-    return weight.astype(np.int64), bias.astype(np.int64), shapes[:5]
-
-
-def _block_slices(
-    shapes: list[tuple[int, int]], inp: Layout, out: Layout
-) -> list[tuple[int, int, tuple[int, ...]]]:
-    """(start, stop, shape) of each block in the flat parameter vector, in :func:`_tying`'s
-    order: the five weight blocks ``(in, out)``, then the suit and the global biases."""
-    shapes = [*shapes, (out.per_suit,), (out.n_global,)]
-    sizes = [math.prod(shape) for shape in shapes]
-    starts = np.cumsum([0, *sizes])
-    return [(int(a), int(b), shape) for a, b, shape in zip(starts, starts[1:], shapes)]
+    blocks = [(int(a), int(b), shape) for a, b, shape in zip(offsets, offsets[1:], shapes)]
+    return weight.astype(np.int64), bias.astype(np.int64), blocks
 
 
 def _suit_major(layout: Layout) -> np.ndarray:
@@ -218,25 +212,23 @@ class SuitSymmetricLinear(nn.Module):
 
     def __init__(self, inp: Layout, out: Layout, gain: float = math.sqrt(2)) -> None:
         super().__init__()
-        weight_index, bias_index, shapes = _tying(inp, out)
+        weight_index, bias_index, self._blocks = _tying(inp, out)
         self.in_features, self.out_features = inp.size, out.size
         self.register_buffer("weight_index", th.as_tensor(weight_index.T.copy()), persistent=False)
         self.register_buffer("bias_index", th.as_tensor(bias_index), persistent=False)
-        n_weights = sum(a * b for a, b in shapes)
+        n_weights = self._blocks[4][1]  # the end of the weight blocks; the biases follow
         params = th.zeros(int(bias_index.max()) + 1)
         # Each dense entry starts with the variance of a plain layer's (gain^2 / fan-in);
         # the biases start at 0, as SB3's.
         params[:n_weights].normal_(0.0, gain / math.sqrt(inp.size))
         self.params = nn.Parameter(params)
         self._frozen: tuple[tuple, tuple[th.Tensor, th.Tensor]] | None = None
-        self._blocks = _block_slices(shapes, inp, out)
         order, position = _suit_major(inp), _suit_major(out)
         # The inputs in suit-major order (suit 0's channels ... suit 3's, then the global
         # ones), and where each output lies in the suit-major result; None where the layout
         # is suit-major already (the hidden layers).
         self.register_buffer("in_order", _unless_identity(order), persistent=False)
         self.register_buffer("out_position", _unless_identity(np.argsort(position)), persistent=False)
-        self._suits = (inp.per_suit, out.per_suit)
 
     def dense(self) -> tuple[th.Tensor, th.Tensor]:
         """(weight ``(out, in)``, bias ``(out,)``): the layer as a plain ``nn.Linear``'s."""
@@ -265,7 +257,7 @@ class SuitSymmetricLinear(nn.Module):
         if self.in_order is not None:
             x = x.index_select(1, self.in_order)
         batch = x.shape[0]
-        n_in, n_out = self._suits
+        n_in, n_out = same.shape
         suits = x[:, : NUM_SUITS * n_in].reshape(batch, NUM_SUITS, n_in)
         globals_ = x[:, NUM_SUITS * n_in :]
         total = suits.sum(1)

@@ -151,11 +151,7 @@ def _check_choices(cfg: SharedOptions) -> None:
     """Options with a fixed set of allowed values, the rules preset among them."""
     from sixtysix_env.game.rules import PRESETS
 
-    _check_allowed(cfg, _CHOICES)
-    if cfg.rules not in PRESETS:
-        raise ConfigError(
-            f"option 'rules' got {cfg.rules!r}; allowed values: {', '.join(map(repr, PRESETS))}"
-        )
+    _check_allowed(cfg, {**_CHOICES, "rules": tuple(PRESETS)})
 
 
 def _check_ranges(cfg: SharedOptions) -> None:

@@ -104,14 +104,19 @@ class BatchedPolicy:
             self._obs = np.empty((k, OBS_SIZE), np.float32)
             self._masks = np.empty((k, NUM_ACTIONS), np.int8)
         obs, masks = hands.observe(lanes, seats, self._obs[:k], self._masks[:k])
-        net = self.agent.network
         legal = masks.astype(bool)
+        return self.logits(obs, legal), legal
+
+    def logits(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The network's logits for a batch of observations (float32 ``(k, OBS_SIZE)``, a
+        buffer reused by the next call) and their legal moves."""
+        net = self.agent.network
         read = legal if net.reads_mask else None
         if self.exact and net.symmetry is None:
             # Each row as a matrix of its own: the product a single observation gets.
-            return net.layer_logits(net.features(obs, read)[:, None, :])[:, 0, :], legal
+            return net.layer_logits(net.features(obs, read)[:, None, :])[:, 0, :]
         # A symmetric network already multiplies each renaming of each row on its own.
-        return net.logits(obs, read), legal
+        return net.logits(obs, read)
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:

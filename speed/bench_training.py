@@ -107,12 +107,14 @@ def bench_default(steps: int, rules: str, seed: int) -> tuple[int, float]:
 
 def bench_configured(
     config: str, steps: int, seed: int, overrides: list[str] | None = None
-) -> tuple[int, float, object]:
-    """The config's training step as ``sixtysix train`` builds it (its learning options too)."""
+) -> tuple[int, float, object, str]:
+    """The config's training step as ``sixtysix train`` builds it (its learning options too):
+    (steps timed, seconds, the config, the number format its critic computed in)."""
     import torch
 
     from sixtysix_training.common.pool import OpponentPool
     from sixtysix_training.config.loader import load_config
+    from sixtysix_training.sb3.policy import critic_precision
     from sixtysix_training.sb3.train import new_model
     from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
@@ -122,7 +124,7 @@ def bench_configured(
     env = SelfPlayVecEnv.from_config(cfg, pool)
     model = new_model(cfg, env)
     n, dt = time_learning(model, steps)
-    return n, dt, cfg
+    return n, dt, cfg, critic_precision(model.policy)
 
 
 @contextlib.contextmanager
@@ -190,25 +192,25 @@ def main(argv: list[str] | None = None) -> int:
     ratios = []
     for _ in range(args.rounds):
         with dense_products(args.dense_first):
-            n, dt, cfg = bench_configured(args.config, args.steps, args.seed, args.set)
+            n, dt, cfg, precision = bench_configured(args.config, args.steps, args.seed, args.set)
         conf_sps = n / dt
         print(
             f"configured ({os.path.basename(args.config)}: {cfg.n_envs} games x {cfg.n_steps} "
             f"steps, batch {cfg.batch_size}, {cfg.n_epochs} epochs, net {cfg.net_arch} "
             f"{cfg.activation}, {cfg.torch_threads} torch thread(s), suit_augment "
             f"{cfg.suit_augment}, privileged_critic {cfg.privileged_critic}, batched_games "
-            f"{cfg.batched_games}"
+            f"{cfg.batched_games}, critic in {precision}"
             f"{', dense product' if args.dense_first and cfg.actor_symmetry else ''}): "
             f"{conf_sps:,.0f} steps/s, "
             f"{1e6 / conf_sps / 60:.1f} min per million steps ({n:,} steps in {dt:.1f} s)"
         )
         if args.compare:
-            n2, dt2, _ = bench_configured(
+            n2, dt2, _, precision2 = bench_configured(
                 args.config, args.steps, args.seed, args.set + args.compare
             )
             ratios.append((n2 / dt2) / conf_sps)
             print(
-                f"with {' '.join(args.compare)}: {n2 / dt2:,.0f} steps/s, "
+                f"with {' '.join(args.compare)} (critic in {precision2}): {n2 / dt2:,.0f} steps/s, "
                 f"{1e6 / (n2 / dt2) / 60:.1f} min per million steps ({n2:,} steps in "
                 f"{dt2:.1f} s); ratio {ratios[-1]:.2f}x"
             )

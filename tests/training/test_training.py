@@ -178,6 +178,7 @@ def test_smoke_run_writes_its_run_folder(smoke_run):
     assert set(evals[0]["against"]) == {"random", "heuristic"}
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["steps"] == 512 and summary["bc"]["decisions"] > 0
+    assert summary["critic_precision"] == summary["pool_precision"] == "float32"
     header = (run_dir / "progress.csv").read_text().splitlines()[0]
     assert "charts/return_vs_heuristic" in header or "charts/return_vs_random" in header
     assert "train/value_loss" in header
@@ -316,8 +317,14 @@ def test_numpy_policy_matches_torch(smoke_run):
     assert (numpy_p[~masks] == 0).all()
 
 
+# bfloat16 for the critic and the pool's networks (a snapshot at 128 steps plays in the pool)
+BFLOAT16 = ("\nbatched_games: true\nprivileged_critic: true\ncritic_precision: bfloat16"
+            "\npool_precision: bfloat16\nsnapshot_every: 128\n")
+
+
 @pytest.mark.slow
-def test_same_seed_same_weights(tmp_path):
+@pytest.mark.parametrize("extra", ["", BFLOAT16], ids=["float32", "bfloat16"])
+def test_same_seed_same_weights(tmp_path, extra):
     """Two runs with one config and seed end with identical weights (no cloning, no evaluation)."""
     from sixtysix_env.cli import main as _cli_main
     from sixtysix_env.policy import read_policy
@@ -331,6 +338,8 @@ def test_same_seed_same_weights(tmp_path):
         TINY.replace("bc_teacher: heuristic", "bc_teacher: null")
         .replace("eval_every: 256", "eval_every: 0")
         .replace("total_timesteps: 512", "total_timesteps: 256")
+        .replace("snapshot_every: 256\n", "")
+        + (extra or "\nsnapshot_every: 256\n")
     )
     nets = []
     for k in (1, 2):
@@ -338,6 +347,9 @@ def test_same_seed_same_weights(tmp_path):
         nets.append(read_policy(str(tmp_path / f"run{k}" / "policy.npz"))[0])
     for a, b in zip(nets[0].weights + nets[0].biases, nets[1].weights + nets[1].biases):
         np.testing.assert_array_equal(a, b)
+    summary = json.loads((tmp_path / "run1" / "summary.json").read_text())
+    expected = "bfloat16" if extra else "float32"
+    assert summary["critic_precision"] == summary["pool_precision"] == expected
 
 
 # -- warm start from a policy file --------------------------------------------------------

@@ -20,6 +20,7 @@ import msgspec
 from .options import (
     LEAGUE_BASELINES,
     MATCH_SCORES,
+    PRECISIONS,
     ConfigError,
     RLlibConfig,
     SB3Options,
@@ -264,7 +265,20 @@ def check_sb3(cfg: TrainConfig) -> None:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
     _check_rollout(cfg)
-    _check_allowed(cfg, {"match_scores": MATCH_SCORES})
+    _check_allowed(cfg, {"match_scores": MATCH_SCORES, "critic_precision": PRECISIONS,
+                         "pool_precision": PRECISIONS})
+    if cfg.critic_precision != "float32" and not (cfg.privileged_critic or cfg.actor_symmetry):
+        raise ConfigError(
+            f"option 'critic_precision' ({cfg.critic_precision!r}) sets the value network of the "
+            "runs' own policy: set privileged_critic to true or actor_symmetry to 'suits', or "
+            "leave critic_precision at 'float32'"
+        )
+    if cfg.pool_precision != "float32" and not cfg.batched_games:
+        raise ConfigError(
+            f"option 'pool_precision' ({cfg.pool_precision!r}) sets the pool's networks in the "
+            "batched games: set batched_games to true as well, or leave pool_precision at "
+            "'float32'"
+        )
     if cfg.match_scores != "reach" and not cfg.match_play:
         raise ConfigError(
             f"option 'match_scores' ({cfg.match_scores!r}) deals match play's hands: set "

@@ -95,6 +95,8 @@ def new_model(cfg: TrainConfig, env):
     import torch
     from sb3_contrib import MaskablePPO
 
+    from .policy import set_critic_precision
+
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     policy_kwargs: dict[str, Any] = {
         "net_arch": {"pi": list(cfg.net_arch), "vf": cfg.value_arch},
@@ -109,7 +111,7 @@ def new_model(cfg: TrainConfig, env):
         policy = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
         policy_kwargs["actor_symmetry"] = cfg.actor_symmetry
-    return MaskablePPO(
+    model = MaskablePPO(
         policy,
         env,
         **ppo_settings(cfg),
@@ -118,6 +120,8 @@ def new_model(cfg: TrainConfig, env):
         device="cpu",
         verbose=0,
     )
+    set_critic_precision(model.policy, cfg.critic_precision)
+    return model
 
 
 def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, printer):
@@ -128,7 +132,10 @@ def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, 
     # The PPO settings come from the run's config as it is now, so that a
     # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes
     # effect; a linear schedule keeps decaying over the whole run.
+    from .policy import set_critic_precision
+
     model = load_model(os.path.join(run_dir, "latest", "model.zip"), env=env, **ppo_settings(cfg))
+    set_critic_precision(model.policy, cfg.critic_precision)  # not saved with the model
     # Fresh games after a resume, seeded from the resume point.
     env.seed(cfg.seed + model.num_timesteps)
     model._last_obs = None  # the learn() below resets the games
@@ -268,13 +275,14 @@ def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[fl
 
 
 def _summary(
-    cfg: TrainConfig, total_steps: int, state: dict, learn_s: float, learning_s: float, steps: int
+    cfg: TrainConfig, model, state: dict, learn_s: float, learning_s: float, steps: int
 ) -> dict[str, Any]:
-    """The run's ``summary.json``: steps, time (cloning included), speed, best score, machine."""
+    """The run's ``summary.json``: steps, time (cloning included), speed, best score, machine
+    (and the number formats on it)."""
     bc_stats = state.get("bc") or state.get("init") or {}
     return {
         "run": cfg.name,
-        "steps": total_steps,
+        "steps": model.num_timesteps,
         "steps_this_session": steps,
         "wall_time_s": state.get("wall_time_before_s", 0.0)
         + learn_s
@@ -291,6 +299,17 @@ def _summary(
         "init": state.get("init"),
         "machine": machine(),
         "torch_threads": cfg.torch_threads,
+        **_precisions(cfg, model),
+    }
+
+
+def _precisions(cfg: TrainConfig, model) -> dict[str, str]:
+    """The number formats the critic and the pool's networks compute in on this machine."""
+    from .policy import critic_precision, resolve_precision
+
+    return {
+        "critic_precision": critic_precision(model.policy),
+        "pool_precision": resolve_precision(cfg.pool_precision),
     }
 
 
@@ -326,6 +345,10 @@ def train(
             model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
         else:
             model = new_model(cfg, env)
+        if (cfg.critic_precision, cfg.pool_precision) != ("float32", "float32"):
+            formats = _precisions(cfg, model)
+            printer("number formats on this machine: critic "
+                    f"{formats['critic_precision']}, pool networks {formats['pool_precision']}")
         logger = make_logger(run_dir)
         model.set_logger(logger)
         if cfg.bc_teacher and not resume:
@@ -348,7 +371,7 @@ def train(
     finally:
         env.close()
     logger.close()
-    summary = _summary(cfg, model.num_timesteps, state, learn_s, learning_s, steps)
+    summary = _summary(cfg, model, state, learn_s, learning_s, steps)
     close_run(cfg, run_dir, summary, lambda: _export_best(cfg, run_dir), printer)
     return summary
 

@@ -4,26 +4,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("sb3_contrib") is None or importlib.util.find_spec("numba") is None,
-    reason="the [train] extra is not installed",
-)
-pytest.importorskip("msgspec")
-pytest.importorskip("yaml")
+pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
+pytest.importorskip("numba", reason="the [fast] extra is not installed")
 
 import torch as th  # noqa: E402
 
 from sixtysix_training.common.pool import OpponentPool  # noqa: E402
 from sixtysix_training.config.loader import ConfigError, load_config  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TINY = os.path.join(ROOT, "configs", "tiny.yaml")
+TINY = "tiny"  # the shipped config, by name
 
 
 def test_auto_means_bfloat16_only_where_the_cpu_has_it(monkeypatch):

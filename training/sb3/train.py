@@ -346,9 +346,8 @@ def train(
         else:
             model = new_model(cfg, env)
         if (cfg.critic_precision, cfg.pool_precision) != ("float32", "float32"):
-            formats = _precisions(cfg, model)
-            printer("number formats on this machine: critic "
-                    f"{formats['critic_precision']}, pool networks {formats['pool_precision']}")
+            printer("number formats on this machine: {critic_precision} for the critic, "
+                    "{pool_precision} for the pool's networks".format(**_precisions(cfg, model)))
         logger = make_logger(run_dir)
         model.set_logger(logger)
         if cfg.bc_teacher and not resume:

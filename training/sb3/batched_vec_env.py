@@ -89,6 +89,8 @@ def pool_network_form(agent: PolicyAgent, dtype: th.dtype) -> BatchedPolicy:
     if agent.network.symmetry is None and not agent.network.reads_mask:
         return TorchBatchedPolicy(agent, dtype)
     return BatchedPolicy(agent, exact=False)
+
+
 #: Batched forms of opponents kept before those no game plays are dropped.
 MAX_WRAPPERS = 64
 

@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
-pytest.importorskip("numba", reason="the [fast] extra is not installed")
-
-import torch as th  # noqa: E402
+# torch and SB3 are imported inside the tests: collecting the fast lane imports neither
+pytestmark = pytest.mark.skipif(
+    not all(importlib.util.find_spec(m) for m in ("sb3_contrib", "numba", "msgspec")),
+    reason="the [train] and [fast] extras are not installed",
+)
 
 from sixtysix_training.common.pool import OpponentPool  # noqa: E402
 from sixtysix_training.config.loader import ConfigError, load_config  # noqa: E402
@@ -31,6 +34,8 @@ def test_auto_means_bfloat16_only_where_the_cpu_has_it(monkeypatch):
 
 
 def _extractor():
+    import torch as th
+
     from sixtysix_env.policy.observation import OBS_SIZE
     from sixtysix_training.sb3.policy import PrivilegedMlpExtractor
 
@@ -40,6 +45,8 @@ def _extractor():
 
 
 def test_a_bfloat16_critic_is_the_float32_one_to_its_rounding_and_the_actor_is_unchanged():
+    import torch as th
+
     ext = _extractor()
     x = th.rand(256, ext.actor_dim + 10)
     values, actor = {}, {}
@@ -67,6 +74,8 @@ def test_a_bfloat16_critic_is_the_float32_one_to_its_rounding_and_the_actor_is_u
 
 @pytest.mark.slow  # builds an SB3 model (about 1 s): the full run, not the fast lane
 def test_a_new_model_takes_its_critic_precision_from_the_config():
+    import torch as th
+
     from sixtysix_training.sb3.policy import critic_precision
     from sixtysix_training.sb3.train import new_model
     from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
@@ -131,8 +140,11 @@ def _games(n=48, seed=3):
     return env.hands, lanes[keep], seats[keep]
 
 
-@pytest.mark.parametrize(("dtype", "tolerance"), [(th.float32, 1e-5), (th.bfloat16, 3e-2)])
+@pytest.mark.parametrize(("dtype", "tolerance"), [("float32", 1e-5), ("bfloat16", 3e-2)])
 def test_a_pool_network_on_torch_gives_the_numpy_logits_and_moves(dtype, tolerance):
+    import torch as th
+
+    dtype = getattr(th, dtype)
     from sixtysix_env.agents import make_agent
     from sixtysix_env.agents.batch import BatchedPolicy
     from sixtysix_training.sb3.batched_vec_env import TorchBatchedPolicy, pool_network_form
@@ -154,6 +166,8 @@ def test_a_pool_network_on_torch_gives_the_numpy_logits_and_moves(dtype, toleran
 
 
 def test_a_symmetric_pool_network_keeps_the_numpy_form():
+    import torch as th
+
     from sixtysix_env.agents import make_agent
     from sixtysix_env.agents.batch import BatchedPolicy
     from sixtysix_env.policy.agent import PolicyAgent

@@ -62,6 +62,23 @@ EXPLOIT_KINDS: dict[str, Kind] = {
 #: The fields of an exploitability file's ``start``.
 START_KINDS: dict[str, Kind] = {"from": TEXT, "agent": NAME, "symmetry_dropped": FLAG}
 
+#: The subfolder of evaluation files (``sixtysix eval A TARGET --json FILE``) that play an
+#: agent against a target on a local best response's own paired deals: the page shows the
+#: ladder's best on the same deals as the LBR, the comparison to read.
+SAME_DEALS = "same-deals"
+#: The fields the page reads from such a file, and from each of its pairs.
+SAME_DEALS_KINDS: dict[str, Kind] = {
+    "seed": COUNT, "mode": TEXT, "command": TEXT | NULL,
+    "rules": Kind(lambda v: isinstance(v, dict) and isinstance(v.get("name"), str),
+                  "an object with the rules' name"),
+    "pairs": Kind(lambda v: isinstance(v, list) and all(isinstance(p, dict) for p in v),
+                  "a list of objects"),
+}
+PAIR_KINDS: dict[str, Kind] = {
+    "a": NAME, "b": NAME, "deals": COUNT, "gp_per_hand": NUMBER | NULL,
+    "gp_ci95": INTERVAL | NULL,
+}
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", help="the folder of benchmark files (sixtysix benchmark "
@@ -116,6 +133,38 @@ def read_files(
     return results, exploits
 
 
+def check_same_deals(data: Any) -> dict[str, Any]:
+    """``data``, an evaluation file's content, once the fields the page reads are there with
+    values of their types; ValueError naming the field otherwise."""
+    if not isinstance(data, dict) or "pairs" not in data or "format_version" not in data:
+        raise ValueError("not an evaluation file (sixtysix eval --json writes one)")
+    missing = [k for k in SAME_DEALS_KINDS if k not in data]
+    if missing:
+        raise ValueError(f"an evaluation file without {', '.join(missing)}")
+    check_values(data, SAME_DEALS_KINDS)
+    for i, pair in enumerate(data["pairs"]):
+        gone = [k for k in PAIR_KINDS if k not in pair]
+        if gone:
+            raise ValueError(f"pairs[{i}] without {', '.join(gone)}")
+        check_values(pair, PAIR_KINDS, f"pairs[{i}].")
+    return data
+
+
+def read_same_deals(folder: str) -> list[tuple[str, dict]]:
+    """(path, content) of each evaluation file in ``folder``'s :data:`SAME_DEALS` subfolder
+    (none where there is no such subfolder); each read only as a small regular file. One that
+    cannot be read, is not an evaluation file or holds a value of the wrong type raises
+    :class:`~sixtysix_env.policy.standings.BenchmarkFileError` naming it and why."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(folder, SAME_DEALS, "*.json"))):
+        data = read_json(path, "an evaluation file", MAX_RESULT_BYTES)
+        try:
+            found.append((path, check_same_deals(data)))
+        except (TypeError, KeyError, ValueError) as e:
+            raise BenchmarkFileError(f"{path}: {e}") from None
+    return found
+
+
 def read_folder(folder: str) -> tuple[list[BenchmarkResult], list[dict]]:
     """The benchmark results and exploitability estimates among ``folder``'s JSON files."""
     results, exploits = read_files(folder)
@@ -156,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
                         *(["-o", args.output] if args.output else [])])
     try:
         results, exploits = read_files(args.folder)
+        same_deals = read_same_deals(args.folder)
         if not results:
             raise ValueError(
                 f"{args.folder}: no benchmark file in it (a JSON file of format {FORMAT}, as "
@@ -168,7 +218,8 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             raise ValueError(problem)
         page = leaderboard([r for _, r in results], [e for _, e in exploits], command,
-                           files=[p for p, _ in results])
+                           files=[p for p, _ in results],
+                           same_deals=[d for _, d in same_deals])
     except ValueError as e:
         print(f"sixtysix leaderboard: {e}", file=sys.stderr)
         return 2

@@ -145,27 +145,50 @@ def markdown_rows(results: Sequence[BenchmarkResult]) -> str:
     return "\n".join([*hands_header(protocol), *(hands_row(r, protocol) for r in results)])
 
 
+#: The paragraph above the exploitability table.
+_EXPLOIT_INTRO = (
+    "What an agent trained against the target alone wins against it (`sixtysix exploit`, "
+    "on fresh paired deals), what a local best response wins (`sixtysix exploit TARGET "
+    "--method lbr`: a search that reads the target's cards from the target's own policy "
+    "and lets the target play its own moves in its rollouts), and what the best rung of "
+    "the ladder wins against it: each is a lower bound on the target's exploitability in "
+    "game points per hand (a longer budget, another recipe or a search may find more). "
+    "The ladder's figures come from its own deals, fewer against a search bot; the last "
+    "column plays the ladder's best against the target on the local best response's own "
+    "paired deals (a `sixtysix eval` file in the folder's `same-deals/`), the figure to "
+    "set beside the local best response's."
+)
+
+
 def _exploit_rows(
-    exploits: Sequence[dict[str, Any]], results: Sequence[BenchmarkResult]
+    exploits: Sequence[dict[str, Any]], results: Sequence[BenchmarkResult],
+    same_deals: Sequence[dict[str, Any]] = (), rules: str = "",
 ) -> list[str]:
     """One row per target: its trained best response (``sixtysix exploit``), its local best
-    response (``--method lbr``) and the ladder's best against it."""
+    response (``--method lbr``), the ladder's best against it, and that agent's figure on the
+    LBR's own deals where a file of ``same_deals`` has it (:func:`_on_same_deals`)."""
     if not exploits:
         return ["No exploitability estimate is in the folder yet (`sixtysix exploit TARGET`)."]
     lines = [
         _row(["target", "trained best response: gp/hand vs target (95% CI), paired deals",
               "started from", "training steps", "training wall time",
               "local best response: gp/hand vs target (95% CI), paired deals",
-              "LBR ms/decision", "the ladder's best against the target (gp/hand, 95% CI)"]),
-        _row(["---", "---:", "---", "---:", "---:", "---:", "---:", "---:"]),
+              "LBR ms/decision", "the ladder's best against the target (gp/hand, 95% CI)",
+              "the ladder's best on the LBR's deals (gp/hand, 95% CI)"]),
+        _row(["---", "---:", "---", "---:", "---:", "---:", "---:", "---:", "---:"]),
     ]
     by_agent = {r.agent: r for r in results}
     by_target: dict[str, dict[str, dict[str, Any]]] = {}
     for e in sorted(exploits, key=lambda e: (e["target"], e["command"])):
         by_target.setdefault(e["target"], {}).setdefault(e["method"], e)
+    used: list[str] = []
     for target, found in by_target.items():
         ppo, lbr = found.get("ppo"), found.get("lbr")
         ms = lbr.get("ms_per_decision") if lbr else None
+        best = _ladder_best(by_agent.get(target))
+        same = _on_same_deals(lbr, best[0], same_deals, rules) if best and lbr else None
+        if same is not None:
+            used.append(same[1])
         lines.append(_row([
             _agent(target),
             _estimate(ppo),
@@ -174,11 +197,14 @@ def _exploit_rows(
             f"{ppo['train_seconds'] / 60:.0f} min" if ppo else "–",
             _estimate(lbr),
             f"{ms:.1f}" if ms is not None else "–",
-            _ladder_best(by_agent.get(target)),
+            f"{_agent(best[0])} {best[1]}" if best else "–",
+            same[0] if same is not None else "–",
         ]))
     lines += ["", "The commands:", ""]
-    lines += [f"    {markdown_code_line(public_command(e['command']))}"
-              for e in sorted(exploits, key=lambda e: (e["target"], e["method"]))]
+    lines += [f"    {markdown_code_line(public_command(c))}"
+              for c in [e["command"] for e in sorted(exploits,
+                                                     key=lambda e: (e["target"], e["method"]))]
+              + used]
     return lines
 
 
@@ -186,15 +212,34 @@ def _estimate(e: dict[str, Any] | None) -> str:
     return "–" if e is None else f"{_gp(e['gp_per_hand'], e['gp_ci95'])}, {e['deals']:,}"
 
 
-def _ladder_best(target: BenchmarkResult | None) -> str:
-    """The rung that wins most against ``target``, from the target's own benchmark: any
-    agent's winnings against a target are a lower bound on its exploitability too."""
+def _ladder_best(target: BenchmarkResult | None) -> tuple[str, str] | None:
+    """The rung that wins most against ``target``, from the target's own benchmark, and its
+    figure (any agent's winnings against a target are a lower bound on its exploitability
+    too); None where the target has no benchmark."""
     if target is None or not target.opponents:
-        return "–"
+        return None
     o = min(target.opponents, key=lambda o: o.gp_per_hand if o.gp_per_hand is not None else 9)
     if o.gp_per_hand is None or o.gp_ci95 is None:
-        return "–"
-    return f"{_agent(o.name)} {_gp(-o.gp_per_hand, [-o.gp_ci95[1], -o.gp_ci95[0]])}"
+        return None
+    return o.name, _gp(-o.gp_per_hand, [-o.gp_ci95[1], -o.gp_ci95[0]])
+
+
+def _on_same_deals(
+    lbr: dict[str, Any], agent: str, same_deals: Sequence[dict[str, Any]], rules: str
+) -> tuple[str, str] | None:
+    """``agent``'s figure against the LBR's target on the LBR's own paired deals (the same
+    seed, number of deals and rules, hands), and the command that played it, from the first
+    file of ``same_deals`` that has that pair; None where none has."""
+    for d in same_deals:
+        if (d["mode"] not in ("hand", "hands") or d["seed"] != lbr.get("seed")
+                or d["rules"]["name"] != rules):
+            continue
+        for p in d["pairs"]:
+            if ((p["a"], p["b"]) == (agent, lbr["target"]) and p["deals"] == lbr["deals"]
+                    and p["gp_per_hand"] is not None):
+                figure = f"{_agent(agent)} {_gp(p['gp_per_hand'], p['gp_ci95'])}, {p['deals']:,}"
+                return figure, d["command"] or ""
+    return None
 
 
 def _start(start: dict[str, Any] | None) -> str:
@@ -253,9 +298,11 @@ def leaderboard(
     exploits: Sequence[dict[str, Any]] = (),
     command: str = "",
     files: Sequence[str] | None = None,
+    same_deals: Sequence[dict[str, Any]] = (),
 ) -> str:
     """The leaderboard page: every benchmarked agent by Elo, its hands, matches and files
-    (``files``: the results' file paths, named when they are refused)."""
+    (``files``: the results' file paths, named when they are refused; ``same_deals``: the
+    evaluation files of the folder's ``same-deals`` subfolder)."""
     if not results:
         raise ValueError("no benchmark results to put on a leaderboard")
     protocol = one_protocol(results, files)
@@ -294,14 +341,9 @@ def leaderboard(
         "",
         "## Exploitability: how much the target can be beaten by",
         "",
-        "What an agent trained against the target alone wins against it (`sixtysix exploit`, "
-        "on fresh paired deals), what a local best response wins (`sixtysix exploit TARGET "
-        "--method lbr`: a search that reads the target's cards from the target's own policy "
-        "and lets the target play its own moves in its rollouts), and what the best rung of "
-        "the ladder wins against it: each is a lower bound on the target's exploitability in "
-        "game points per hand (a longer budget, another recipe or a search may find more).",
+        _EXPLOIT_INTRO,
         "",
-        *_exploit_rows(exploits, results),
+        *_exploit_rows(exploits, results, same_deals, protocol.rules),
         "",
         *_file_rows(ranked),
     ]

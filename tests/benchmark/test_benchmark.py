@@ -24,7 +24,7 @@ from sixtysix_env.benchmark import (
     protocol_for_rules,
 )
 from sixtysix_env.benchmark import run as bench_run
-from sixtysix_env.benchmark.board import read_folder
+from sixtysix_env.benchmark.board import read_folder, read_same_deals
 from sixtysix_env.policy.standings import leaderboard_page
 
 
@@ -217,9 +217,42 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
     best = min(ppo["opponents"], key=lambda o: o["gp_per_hand"])
     row = next(line for line in md.splitlines() if line.startswith("| `sixtysix-ppo` | +0.500"))
     assert row.endswith(f"`{best['name']}` {-best['gp_per_hand']:+.3f} "
-                        f"[{-best['gp_ci95'][1]:+.3f}, {-best['gp_ci95'][0]:+.3f}] |")
+                        f"[{-best['gp_ci95'][1]:+.3f}, {-best['gp_ci95'][0]:+.3f}] | – |")
     results, exploits = read_folder(str(out))
     assert len(results) == 4 and len(exploits) == 1
+
+    # With a local best response, the last column plays the ladder's best on the LBR's own
+    # deals, from the file in same-deals/ that has that pair on the same seed and deals.
+    (out / "lbr-sixtysix-ppo.json").write_text(json.dumps({
+        "format": "sixtysix-exploit", "format_version": 2, "method": "lbr",
+        "target": "sixtysix-ppo", "gp_per_hand": 0.3, "gp_ci95": [0.2, 0.4], "deals": 50,
+        "seed": 7, "command": "sixtysix exploit sixtysix-ppo --method lbr --seed 7"}))
+    (out / "same-deals").mkdir()
+
+    def same(seed, gp, deals=50, a=best["name"]):
+        return json.dumps({
+            "agents": [a, "sixtysix-ppo"], "rules": {"name": "altmisalti"}, "seed": seed,
+            "mode": "hand", "format_version": 2, "command": f"sixtysix eval {a} x --seed {seed}",
+            "pairs": [{"a": a, "b": "sixtysix-ppo", "deals": deals, "gp_per_hand": gp,
+                       "gp_ci95": [gp - 0.1, gp + 0.1]}]})
+    (out / "same-deals" / "a.json").write_text(same(8, 0.9))  # other deals
+    (out / "same-deals" / "b.json").write_text(same(7, 0.9, deals=49))  # fewer deals
+    (out / "same-deals" / "c.json").write_text(same(7, 0.9, a="random"))  # not the best
+    (out / "same-deals" / "d.json").write_text(same(7, 0.25))
+    assert cli.main(["leaderboard", str(out), "-o", str(page)]) == 0
+    md = page.read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| `sixtysix-ppo` | +0.500"))
+    assert row.endswith(f"| `{best['name']}` +0.250 [+0.150, +0.350], 50 |")
+    assert f"    sixtysix eval {best['name']} x --seed 7" in md.splitlines()
+    assert "--seed 8" not in md
+    # A file there that is not an evaluation's is refused by name.
+    (out / "same-deals" / "e.json").write_text(json.dumps({"pairs": "x"}))
+    assert cli.main(["leaderboard", str(out)]) == 2
+    assert "e.json: not an evaluation file" in capsys.readouterr().err
+    (out / "same-deals" / "e.json").write_text(same(7, 0.5).replace("0.5", '"high"', 1))
+    assert cli.main(["leaderboard", str(out)]) == 2
+    assert "pairs[0].gp_per_hand is 'high'; it is a number or null" in capsys.readouterr().err
+    (out / "same-deals" / "e.json").unlink()
     # Rows are ranked by Elo.
     ranked = [r.agent for r in sorted(results, key=lambda r: -r.elo)]
     rows = [line.split("|")[1].strip(" `") for line in md.splitlines()
@@ -295,7 +328,8 @@ def test_the_committed_leaderboard_is_the_one_its_files_make(name):
     folder = os.path.join(root, "docs", "benchmarks", name)
     results, exploits = read_folder(folder)
     command = f"sixtysix leaderboard docs/benchmarks/{name} -o {page_path}"
-    page = leaderboard(results, exploits, command)
+    same_deals = [d for _, d in read_same_deals(folder)]
+    page = leaderboard(results, exploits, command, same_deals=same_deals)
     with open(os.path.join(root, page_path), encoding="utf-8") as f:
         assert f.read() == page, f"run: {command}"
     assert {r.agent for r in results} >= set(protocol.ladder)

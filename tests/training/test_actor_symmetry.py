@@ -190,9 +190,9 @@ def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
         th.set_num_threads(before)
 
 
-@pytest.mark.parametrize("name", ["sixtysix-ppo-v3", "sixtysix-ppo-v4"])
+@pytest.mark.parametrize("name", ["sixtysix-ppo-v3", "sixtysix-ppo-v4", "sixtysix-ppo-v5"])
 def test_the_shipped_networks_answer_every_renaming_of_the_suits_alike(name):
-    """``sixtysix-ppo-v3`` and ``-v4`` were trained with ``actor_symmetry``: their plain
+    """``sixtysix-ppo-v3``, ``-v4`` and ``-v5`` were trained with ``actor_symmetry``: their plain
     stored matrices still rename their answer with the suits, in one forward pass
     (their cards in checkpoints/)."""
     from sixtysix_env.policy.fileformat import read_policy

@@ -187,7 +187,7 @@ def _exploit_rows(
         ms = lbr.get("ms_per_decision") if lbr else None
         best = _ladder_best(by_agent.get(target))
         same = _on_same_deals(lbr, best[0], same_deals, rules) if best and lbr else None
-        if same is not None:
+        if same is not None and same[1] and same[1] not in used:
             used.append(same[1])
         lines.append(_row([
             _agent(target),

@@ -20,6 +20,7 @@ import shlex
 import sys
 from typing import Any
 
+from ..evaluation.play import normalize_mode
 from ..policy.standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
 from ..util.files import replaced
 from .report import leaderboard, one_protocol
@@ -135,7 +136,8 @@ def read_files(
 
 def check_same_deals(data: Any) -> dict[str, Any]:
     """``data``, an evaluation file's content, once the fields the page reads are there with
-    values of their types; ValueError naming the field otherwise."""
+    values of their types, its mode in today's spelling ("hand" for a version 1 file's
+    "hands"); ValueError naming the field otherwise."""
     if not isinstance(data, dict) or "pairs" not in data or "format_version" not in data:
         raise ValueError("not an evaluation file (sixtysix eval --json writes one)")
     missing = [k for k in SAME_DEALS_KINDS if k not in data]
@@ -147,7 +149,7 @@ def check_same_deals(data: Any) -> dict[str, Any]:
         if gone:
             raise ValueError(f"pairs[{i}] without {', '.join(gone)}")
         check_values(pair, PAIR_KINDS, f"pairs[{i}].")
-    return data
+    return {**data, "mode": normalize_mode(data["mode"])}
 
 
 def read_same_deals(folder: str) -> list[tuple[str, dict]]:

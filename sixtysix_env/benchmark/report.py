@@ -201,10 +201,8 @@ def _exploit_rows(
             same[0] if same is not None else "–",
         ]))
     lines += ["", "The commands:", ""]
-    lines += [f"    {markdown_code_line(public_command(c))}"
-              for c in [e["command"] for e in sorted(exploits,
-                                                     key=lambda e: (e["target"], e["method"]))]
-              + used]
+    commands = [e["command"] for e in sorted(exploits, key=lambda e: (e["target"], e["method"]))]
+    lines += [f"    {markdown_code_line(public_command(c))}" for c in commands + used]
     return lines
 
 
@@ -231,7 +229,7 @@ def _on_same_deals(
     seed, number of deals and rules, hands), and the command that played it, from the first
     file of ``same_deals`` that has that pair; None where none has."""
     for d in same_deals:
-        if (d["mode"] not in ("hand", "hands") or d["seed"] != lbr.get("seed")
+        if (d["mode"] != "hand" or d["seed"] != lbr.get("seed")
                 or d["rules"]["name"] != rules):
             continue
         for p in d["pairs"]:

@@ -252,6 +252,9 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
     (out / "same-deals" / "e.json").write_text(same(7, 0.5).replace("0.5", '"high"', 1))
     assert cli.main(["leaderboard", str(out)]) == 2
     assert "pairs[0].gp_per_hand is 'high'; it is a number or null" in capsys.readouterr().err
+    (out / "same-deals" / "e.json").write_text(same(7, 0.5).replace('"hand"', '"rounds"'))
+    assert cli.main(["leaderboard", str(out)]) == 2
+    assert "e.json: unknown evaluation mode 'rounds'" in capsys.readouterr().err
     (out / "same-deals" / "e.json").unlink()
     # Rows are ranked by Elo.
     ranked = [r.agent for r in sorted(results, key=lambda r: -r.elo)]

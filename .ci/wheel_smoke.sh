@@ -93,8 +93,9 @@ print("a hand of sixtysix-ppo-v2-sym (averaged over the suit renamings):",
       hand_against_me(sym, seed=3, dealer=0, seat=0))
 
 # The shipped networks trained with their weights shared across the suits: plain
-# one-pass files from the package (v4 and v5 are 768 wide).
-for name, width in (("sixtysix-ppo-v3", 512), ("sixtysix-ppo-v4", 768), ("sixtysix-ppo-v5", 768)):
+# one-pass files from the package (v4, v5 and the match network are 768 wide).
+for name, width in (("sixtysix-ppo-v3", 512), ("sixtysix-ppo-v4", 768), ("sixtysix-ppo-v5", 768),
+                    ("sixtysix-ppo-match", 768)):
     net = make_agent(name)
     assert net.network.symmetry is None, net.network.symmetry
     assert net.network.hidden == [width, width], net.network.hidden

@@ -77,9 +77,10 @@ def describe_agents() -> str:
     for name, sp in shipped.items():
         s = policy_summary(sp.path)
         steps = f"{s['steps']:,} training steps" if s["steps"] else "training steps unknown"
-        lines.append(
-            f"  {name:<{width}} {s['rules']} rules, {steps}; option deterministic=True|False"
-        )
+        if s["started_from"]:
+            steps += f" from {s['started_from']}"
+        rules = f"{s['rules']} rules" + (", whole matches" if s["match_play"] else "")
+        lines.append(f"  {name:<{width}} {rules}, {steps}; option deterministic=True|False")
         for opp, f in s["against"].items():
             lines.append(f"{pad}vs {opp:<10} {figure(f)}")
         lines.append(f"{pad}file: {sp.path}")

@@ -20,7 +20,7 @@ from typing import Any
 from ..game.rules import make_rules
 from ..policy.standings import markdown_cell, markdown_code_line
 from .protocol import Protocol, get_protocol
-from .run import BenchmarkResult, check_protocol, trained_for
+from .run import BenchmarkResult, check_protocol, recorded_policy
 
 #: Options of the commands whose value is a machine's address, not a file: left out of
 #: a published command (the figures do not depend on them).
@@ -107,9 +107,13 @@ def hands_header(protocol: Protocol) -> list[str]:
 
 
 def _trained_for(r: BenchmarkResult) -> str:
-    """The preset a network was trained for (from its file's metadata), "–" for the rest."""
-    preset = trained_for(r.agent_file)
-    return "–" if preset is None else markdown_cell(preset, code=True)
+    """The preset a network was trained for (from its file's metadata), followed by
+    "(matches)" where it was trained on whole matches; "–" for the rest."""
+    summary = recorded_policy(r.agent_file)
+    if summary is None or summary.get("rules") is None:
+        return "–"
+    matches = " (matches)" if summary.get("match_play") else ""
+    return markdown_cell(summary["rules"], code=True) + matches
 
 
 def hands_row(r: BenchmarkResult, protocol: Protocol) -> str:
@@ -330,7 +334,8 @@ def leaderboard(
         "ladder is fitted against the ladder's ratings, which stay fixed. ms/decision: the "
         f"median against {protocol.anchor} (against random for {protocol.anchor}). Trained "
         "for: the rule preset a network's file records (a network plays here under "
-        f"{protocol.rules} all the same); – for the built-in agents.",
+        f"{protocol.rules} all the same), with (matches) where it was trained on whole "
+        "matches (`match_play`); – for the built-in agents.",
         "",
         f"## Matches to {make_rules(protocol.rules).match_target}: match win rate against "
         "each rung (95% Wilson interval)",

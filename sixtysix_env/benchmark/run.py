@@ -335,11 +335,11 @@ def agent_file(spec: str) -> dict[str, str] | None:
     return {"path": os.path.basename(path) if shipped else path, "sha256": _sha256(path)}
 
 
-def trained_for(file: dict[str, str] | None) -> str | None:
-    """The rule preset a benchmarked policy file was trained for, from its metadata: the
-    shipped policy of that file name, or the file at the recorded path, if its SHA-256 is
-    the recorded one (None for a built-in agent, an SB3 model or module, a file not here
-    or changed since, or a file that records no preset)."""
+def recorded_policy(file: dict[str, str] | None) -> dict[str, Any] | None:
+    """The summary (``policy_summary``) of a benchmarked policy file: the shipped policy of
+    that file name, or the file at the recorded path, if its SHA-256 is the recorded one
+    (None for a built-in agent, an SB3 model or module, or a file not here or changed
+    since)."""
     if not file:
         return None
     path = file["path"]
@@ -347,8 +347,15 @@ def trained_for(file: dict[str, str] | None) -> str | None:
     for candidate in ((str(shipped.path),) if shipped else ()) + (path,):
         if (candidate.endswith(".npz") and os.path.isfile(candidate)
                 and _sha256(candidate) == file["sha256"]):
-            return policy_summary(candidate).get("rules")
+            return policy_summary(candidate)
     return None
+
+
+def trained_for(file: dict[str, str] | None) -> str | None:
+    """The rule preset a benchmarked policy file was trained for, from its metadata
+    (``recorded_policy``; None also for a file that records no preset)."""
+    summary = recorded_policy(file)
+    return None if summary is None else summary.get("rules")
 
 
 # -- Elo ---------------------------------------------------------------------------------

@@ -74,14 +74,17 @@ def shipped_names() -> list[str]:
 def policy_summary(path: str | os.PathLike) -> dict[str, Any]:
     """The headline figures of a policy file, from its metadata (checked on reading).
 
-    ``steps``, ``rules`` (preset name), ``algorithm``, and ``against``: per
-    opponent the game points per hand with its 95% interval and the number of
-    paired deals, as measured at export (empty if the file has none).
+    ``steps``, ``rules`` (preset name), ``match_play`` (trained on whole matches),
+    ``started_from`` (the policy whose weights training started from, or None),
+    ``algorithm``, and ``against``: per opponent the game points per hand with its 95%
+    interval and the number of paired deals, as measured at export (empty if the file
+    has none).
     """
     from . import read_policy
 
     _, meta = read_policy(path)
     training = meta.get("training") or {}
+    config = training.get("config") or {}
     at_export = (meta.get("evaluation") or {}).get("at_export") or {}
     against = {}
     for opp, f in (at_export.get("against") or {}).items():
@@ -95,6 +98,8 @@ def policy_summary(path: str | os.PathLike) -> dict[str, Any]:
         "name": meta.get("name"),
         "steps": training.get("steps"),
         "rules": meta.get("rule_preset") or (meta.get("rules") or {}).get("name"),
+        "match_play": bool(config.get("match_play")),
+        "started_from": config.get("init_policy"),
         "algorithm": training.get("algorithm"),
         "against": against,
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import types
 from dataclasses import replace
 
 import pytest
@@ -284,3 +285,25 @@ def test_the_trained_for_column_reads_the_preset_from_the_file_benchmarked(tmp_p
     copy.write_bytes(copy.read_bytes() + b"\0")  # changed since: not the file benchmarked
     assert trained_for(recorded) is None
     assert trained_for({"path": str(tmp_path / "gone.npz"), "sha256": "0" * 64}) is None
+
+
+def test_a_network_trained_on_whole_matches_says_so_in_its_row_and_listing():
+    """The leaderboard's trained-for cell and `sixtysix agents` read match_play and the
+    policy training started from out of the file; a network trained on hands has neither."""
+    from sixtysix_env.agents.listing import describe_agents
+    from sixtysix_env.benchmark.report import _trained_for
+    from sixtysix_env.benchmark.run import agent_file, recorded_policy
+
+    match, hands = recorded_policy(agent_file("sixtysix-ppo-match")), recorded_policy(
+        agent_file("sixtysix-ppo-v5"))
+    assert match["match_play"] and match["started_from"] == "sixtysix-ppo-v5"
+    assert not hands["match_play"] and hands["started_from"] is None
+
+    def cell(agent):  # the cell reads only the row's recorded file
+        return _trained_for(types.SimpleNamespace(agent_file=agent_file(agent)))
+
+    assert cell("sixtysix-ppo-match") == "`altmisalti` (matches)"
+    assert cell("sixtysix-ppo-v5") == "`altmisalti`" and cell("heuristic") == "–"
+    listing = describe_agents()
+    assert "sixtysix-ppo-match altmisalti rules, whole matches, 2,502,656 training steps " \
+           "from sixtysix-ppo-v5;" in " ".join(listing.split())

@@ -190,11 +190,12 @@ def test_the_gradient_is_the_same_with_one_torch_thread_or_two():
         th.set_num_threads(before)
 
 
-@pytest.mark.parametrize("name", ["sixtysix-ppo-v3", "sixtysix-ppo-v4", "sixtysix-ppo-v5"])
+@pytest.mark.parametrize(
+    "name", ["sixtysix-ppo-v3", "sixtysix-ppo-v4", "sixtysix-ppo-v5", "sixtysix-ppo-match"])
 def test_the_shipped_networks_answer_every_renaming_of_the_suits_alike(name):
-    """``sixtysix-ppo-v3``, ``-v4`` and ``-v5`` were trained with ``actor_symmetry``: their plain
-    stored matrices still rename their answer with the suits, in one forward pass
-    (their cards in checkpoints/)."""
+    """``sixtysix-ppo-v3``, ``-v4``, ``-v5`` and ``-match`` were trained with
+    ``actor_symmetry``: their plain stored matrices still rename their answer with the
+    suits, in one forward pass (their cards in checkpoints/)."""
     from sixtysix_env.policy.fileformat import read_policy
     from sixtysix_env.policy.shipped import shipped_policies
 

@@ -203,7 +203,8 @@ _RANGES = {
     "inference_worlds": (1, MAX_SAMPLES, True),
     "inference_softness": (0.0, 1.0, False),
 }
-_FLAGS = ("exact_last_trick", "rollout_close", "rollout_solve_close", "rollout_prior")
+_FLAGS = ("exact_last_trick", "rollout_close", "rollout_solve_close", "rollout_prior",
+          "inference_argmax")
 _CHOICES = {
     "open_search": ("all", "close", "none"),
     "rollout_opponent": ("heuristic", "prior"),
@@ -254,6 +255,7 @@ class ExpertAgent:
         inference: str | None = None,
         inference_worlds: int = 128,
         inference_softness: float = 0.3,
+        inference_argmax: bool = False,
     ) -> None:
         """Options (all keyword-usable by ``make_agent("expert", ...)``):
 
@@ -300,7 +302,9 @@ class ExpertAgent:
           its moves give (:func:`sixtysix_env.agents.beliefs.infer`) instead of uniformly.
           ``inference_worlds`` deals are weighed per decision; a rule-based
           model's move gets ``1 - inference_softness`` of the probability
-          (:mod:`sixtysix_env.agents.models`).
+          (:mod:`sixtysix_env.agents.models`). A network model gives its softmax,
+          or with ``inference_argmax`` the move it plays, softened as a rule's
+          (for an opponent that follows the network's argmax, such as ``guided``).
         """
         o = _checked_options({k: v for k, v in locals().items() if k != "self"})
         for name in _SETTINGS:
@@ -336,7 +340,8 @@ class ExpertAgent:
                     f"inference must be an agent's name or file (or an opponent model), "
                     f"got {inference!r}"
                 )
-            self._model = opponent_model(inference, self.inference_softness)
+            self._model = opponent_model(
+                inference, self.inference_softness, argmax=self.inference_argmax)
 
     def think_within(self, seconds: float, rules=None) -> None:
         """Bound each decision, the first included, to end within ``seconds``, for a

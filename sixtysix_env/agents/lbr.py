@@ -39,7 +39,8 @@ __all__ = ["LocalBestResponse"]
 
 #: Options the best response sets itself (the target decides them).
 _SET_BY_TARGET = (
-    "prior", "rollout_opponent", "inference", "inference_softness", "rollout_prior", "prior_weight",
+    "prior", "rollout_opponent", "inference", "inference_softness", "inference_argmax",
+    "rollout_prior", "prior_weight",
 )
 
 

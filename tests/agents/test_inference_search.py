@@ -70,6 +70,8 @@ def test_inference_draws_other_deals_once_the_opponent_has_moved():
         ("lbr:target=random", "lbr's target must be a network policy"),
         ("lbr:prior=sixtysix-ppo", "no option 'prior'"),
         ("lbr:inference_softness=0.2", "no option 'inference_softness'"),
+        ("lbr:inference_argmax=true", "no option 'inference_argmax'"),
+        ("expert:inference=heuristic,inference_argmax=2", "inference_argmax must be true or"),
     ],
 )
 def test_bad_inference_options_are_refused_by_name(spec, message):
@@ -85,6 +87,21 @@ def test_the_argmax_model_gives_the_policy_agents_own_move_most():
     p = model.probabilities(views)
     assert [int(np.argmax(row)) for row in p] == [agent.act(v, random.Random(0)) for v in views]
     assert np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_inference_argmax_reads_a_network_as_the_move_it_plays():
+    """A network model is its softmax by default and, with inference_argmax, the move it
+    plays softened by inference_softness (as the local best response reads its target)."""
+    soft = make_agent("guided:inference=sixtysix-ppo")._model
+    hard = make_agent("guided:inference=sixtysix-ppo,inference_argmax=true,"
+                      "inference_softness=0.2")._model
+    assert isinstance(soft, PolicyModel) and soft.softness is None
+    assert isinstance(hard, PolicyModel) and hard.softness == 0.2
+    views = [v for v in _views([5]) if v.legal_mask & (v.legal_mask - 1)][:20]
+    p = hard.probabilities(views)
+    legal = np.array([[v.legal_mask >> a & 1 for a in range(p.shape[1])] for v in views])
+    assert np.allclose(p.max(axis=1), 0.8 + 0.2 / legal.sum(axis=1))
+    assert not np.allclose(soft.probabilities(views), p)
 
 
 @pytest.mark.slow

@@ -59,7 +59,10 @@ EXPLOIT_KINDS: dict[str, Kind] = {
     "steps": COUNT, "train_seconds": SECONDS, "command": TEXT,
     "start": Kind(lambda v: isinstance(v, dict), "an object") | NULL,
     "ms_per_decision": NUMBER | NULL,
+    "rules": NAME,
 }
+#: The rules of an exploitability file that records none (every file before ``--rules``).
+EXPLOIT_DEFAULT_RULES = "altmisalti"
 #: The fields of an exploitability file's ``start``.
 START_KINDS: dict[str, Kind] = {"from": TEXT, "agent": NAME, "symmetry_dropped": FLAG}
 
@@ -185,6 +188,18 @@ def _same_agent(results: list[tuple[str, BenchmarkResult]]) -> str | None:
     return None
 
 
+def _other_rules(exploits: list[tuple[str, dict]], rules: str) -> str | None:
+    """The refusal of an exploitability file made under other rules than the protocol's
+    (its figure is not the target's exploitability in this protocol's game), or None."""
+    for path, e in exploits:
+        made = e.get("rules", EXPLOIT_DEFAULT_RULES)
+        if made != rules:
+            return (f"{os.path.basename(path)}: an exploitability estimate under the {made} "
+                    f"rules beside benchmark files of the {rules} rules; keep it in a folder "
+                    f"of that preset's protocol")
+    return None
+
+
 def _output_problem(path: str) -> str | None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -215,8 +230,8 @@ def run(args: argparse.Namespace) -> int:
             )
         # The protocols first: a --quick result beside the same agent's full one is named
         # as the quick result to move out.
-        one_protocol([r for _, r in results], [p for p, _ in results])
-        problem = _same_agent(results)
+        protocol = one_protocol([r for _, r in results], [p for p, _ in results])
+        problem = _same_agent(results) or _other_rules(exploits, protocol.rules)
         if problem:
             raise ValueError(problem)
         page = leaderboard([r for _, r in results], [e for _, e in exploits], command,

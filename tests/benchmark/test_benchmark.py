@@ -256,6 +256,16 @@ def test_cli_writes_the_files_and_the_leaderboard(tiny, tmp_path, capsys):
     assert cli.main(["leaderboard", str(out)]) == 2
     assert "e.json: unknown evaluation mode 'rounds'" in capsys.readouterr().err
     (out / "same-deals" / "e.json").unlink()
+    # An estimate made under other rules than the protocol's is refused by name.
+    other = json.loads((out / "lbr-sixtysix-ppo.json").read_text())
+    (out / "lbr-santase.json").write_text(json.dumps({**other, "rules": "santase"}))
+    assert cli.main(["leaderboard", str(out)]) == 2
+    assert ("lbr-santase.json: an exploitability estimate under the santase rules beside "
+            "benchmark files of the altmisalti rules") in capsys.readouterr().err
+    (out / "lbr-santase.json").write_text(json.dumps({**other, "rules": "altmisalti"}))
+    assert cli.main(["leaderboard", str(out)]) == 0
+    capsys.readouterr()
+    (out / "lbr-santase.json").unlink()
     # Rows are ranked by Elo.
     ranked = [r.agent for r in sorted(results, key=lambda r: -r.elo)]
     rows = [line.split("|")[1].strip(" `") for line in md.splitlines()

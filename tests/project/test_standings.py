@@ -110,3 +110,24 @@ def test_every_shipped_policy_has_a_row_on_the_leaderboard_of_its_preset():
                            f"--out-dir docs/benchmarks/{protocol.name}, then sixtysix "
                            "leaderboard)")
     assert not missing, f"shipped policies without a leaderboard row: {missing}"
+
+
+def test_every_shipped_network_has_a_local_best_response_on_its_leaderboard():
+    """Issue 52's bound against every shipped network: a local best response file for it, in
+    the benchmark folder of its preset's protocol (made under those rules), and so a figure
+    in that leaderboard's exploitability table."""
+    from sixtysix_env.benchmark import protocol_for_rules
+    from sixtysix_env.benchmark.board import read_folder
+    from sixtysix_env.policy.shipped import trained_preset
+
+    missing = []
+    for name in shipped_names():
+        protocol = protocol_for_rules(trained_preset(name))
+        folder = os.path.join(ROOT, "docs", "benchmarks", protocol.name)
+        lbr = [e for e in read_folder(folder)[1]
+               if e["target"] == name and e.get("method") == "lbr"]
+        if not lbr:
+            missing.append(f"{name} (sixtysix exploit {name} --method lbr --rules "
+                           f"{protocol.rules} --json docs/benchmarks/{protocol.name}/lbr-{name}"
+                           ".json, then sixtysix leaderboard)")
+    assert not missing, f"shipped networks without a local best response: {missing}"

@@ -351,13 +351,6 @@ def recorded_policy(file: dict[str, str] | None) -> dict[str, Any] | None:
     return None
 
 
-def trained_for(file: dict[str, str] | None) -> str | None:
-    """The rule preset a benchmarked policy file was trained for, from its metadata
-    (``recorded_policy``; None also for a file that records no preset)."""
-    summary = recorded_policy(file)
-    return None if summary is None else summary.get("rules")
-
-
 # -- Elo ---------------------------------------------------------------------------------
 
 

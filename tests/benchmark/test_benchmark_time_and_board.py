@@ -273,18 +273,18 @@ def test_the_trained_for_column_reads_the_preset_from_the_file_benchmarked(tmp_p
     changed since it was benchmarked, or one not here, none."""
     import shutil
 
-    from sixtysix_env.benchmark.run import agent_file, trained_for
+    from sixtysix_env.benchmark.run import agent_file, recorded_policy
     from sixtysix_env.policy.shipped import shipped_policies
 
-    assert trained_for(agent_file("sixtysix-ppo")) == "altmisalti"
-    assert agent_file("heuristic") is None and trained_for(None) is None
+    assert recorded_policy(agent_file("sixtysix-ppo"))["rules"] == "altmisalti"
+    assert agent_file("heuristic") is None and recorded_policy(None) is None
     copy = tmp_path / "mine.npz"
     shutil.copy(shipped_policies()["sixtysix-ppo"].path, copy)
     recorded = agent_file(str(copy))
-    assert trained_for(recorded) == "altmisalti"
+    assert recorded_policy(recorded)["rules"] == "altmisalti"
     copy.write_bytes(copy.read_bytes() + b"\0")  # changed since: not the file benchmarked
-    assert trained_for(recorded) is None
-    assert trained_for({"path": str(tmp_path / "gone.npz"), "sha256": "0" * 64}) is None
+    assert recorded_policy(recorded) is None
+    assert recorded_policy({"path": str(tmp_path / "gone.npz"), "sha256": "0" * 64}) is None
 
 
 def test_a_network_trained_on_whole_matches_says_so_in_its_row_and_listing():

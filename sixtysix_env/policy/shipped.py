@@ -44,8 +44,9 @@ def _checkpoints_dir() -> Path | None:
     try:
         root = importlib.resources.files(CHECKPOINTS_PACKAGE)
     except ModuleNotFoundError:
-        # A source checkout used without installing: the folder sits beside the package.
-        root = Path(__file__).resolve().parent.parent / "checkpoints"
+        # A source checkout used without installing: the repository's checkpoints/ sits
+        # beside the package (sixtysix_env/policy/ is two folders below it).
+        root = Path(__file__).resolve().parents[2] / "checkpoints"
     # The loader reads real files; an installation from a zip archive is not supported.
     path = Path(str(root))
     return path if path.is_dir() else None

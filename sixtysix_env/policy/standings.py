@@ -160,8 +160,9 @@ class Standing:
 def _folder() -> Path | None:
     try:
         root = importlib.resources.files(LEADERBOARD_PACKAGE)
-    except ModuleNotFoundError:  # a source checkout used without installing
-        root = Path(__file__).resolve().parent.parent / "docs" / "benchmarks"
+    except ModuleNotFoundError:  # a source checkout used without installing: the
+        # repository's docs/benchmarks/, beside the package (sixtysix_env/policy/ is two below)
+        root = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
     path = Path(str(root))
     return path if path.is_dir() else None
 

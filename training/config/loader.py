@@ -157,8 +157,9 @@ def shipped_configs() -> dict[str, Path]:
     try:
         root = Path(str(importlib.resources.files(CONFIGS_PACKAGE)))
     except ModuleNotFoundError:
-        # Imported from a source checkout as a plain folder: configs/ sits beside it.
-        root = Path(__file__).resolve().parent.parent / "configs"
+        # Imported from a source checkout as a plain folder: the repository's configs/ sits
+        # beside training/ (training/config/ is two folders below it).
+        root = Path(__file__).resolve().parents[2] / "configs"
     if not root.is_dir():
         return {}
     return {p.stem: p for p in sorted(root.glob("*.yaml"))}

@@ -281,10 +281,18 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
             f"{name!r} is a training run folder, not an agent; export its policy first: "
             f"sixtysix export {name} -o {out} (then name {out})"
         )
-    hint = (
-        " (a policy file ends in .npz and an SB3 model in .zip; sixtysix export turns a "
-        "trained model into a policy file)"
-        if os.path.exists(name)
-        else ""
-    )
-    raise AgentSpecError(f"unknown agent {name!r}{hint}; {_known_names()}")
+    raise AgentSpecError(f"unknown agent {name!r}{_file_hint(name)}; {_known_names()}")
+
+
+def _file_hint(name: str) -> str:
+    """What an unknown name may have meant as a file: ``my_sb3`` for ``my_sb3.zip``, whose
+    ending was forgotten, or a file that is neither a policy file nor an SB3 model."""
+    meant = [name + s for s in FILE_SUFFIXES if os.path.isfile(name + s)]
+    if meant:
+        return f" (did you mean {' or '.join(meant)}?)"
+    if os.path.exists(name):
+        return (
+            " (a policy file ends in .npz and an SB3 model in .zip; sixtysix export turns a "
+            "trained model into a policy file)"
+        )
+    return ""

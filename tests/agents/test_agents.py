@@ -412,3 +412,17 @@ def test_an_option_naming_a_file_last_is_an_option_not_a_path(tmp_path):
     path = tmp_path / "expert:odd.npz"  # an existing file is a file, whatever its name
     path.write_bytes(b"")
     assert parse_agent_spec(str(path)) == (str(path), {})
+
+
+@pytest.mark.parametrize("suffix", [".zip", ".npz"])
+def test_a_name_whose_file_ending_was_forgotten_gets_the_file_suggested(tmp_path, suffix):
+    """``sixtysix eval my_sb3 heuristic`` beside ``my_sb3.zip``: the error names the file."""
+    stem = tmp_path / "my_sb3"
+    (tmp_path / f"my_sb3{suffix}").write_bytes(b"")
+    with pytest.raises(AgentSpecError) as e:
+        make_agent(str(stem))
+    assert f"unknown agent {str(stem)!r} (did you mean {stem}{suffix}?);" in str(e.value)
+    assert "built-in agents" in str(e.value)  # the names it knows, as for any unknown name
+    with pytest.raises(AgentSpecError) as e:  # no such file beside it: no guess
+        make_agent(str(tmp_path / "other"))
+    assert "did you mean" not in str(e.value)

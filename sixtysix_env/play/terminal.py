@@ -292,12 +292,7 @@ class TerminalGame:
             f"Tricks won: you {view.tricks_won[HUMAN]}, the computer {view.tricks_won[COMPUTER]}"
             f"   Your points: {self.points_text(view)}"
         )
-        known = sort_hand(view.opponent_known, view.trump_suit)
-        n = view.opponent_hand_size
-        line = f"The computer holds {n} card{'s' if n != 1 else ''}"
-        if known:
-            line += " including " + " ".join(self.name(c) for c in known)
-        self.write(line + ".")
+        self.write(self.opponent_line(view))
         if view.lead_card is not None:
             self.write(f"On the table: the computer led {self.name(view.lead_card)}. Your answer.")
         else:
@@ -305,6 +300,17 @@ class TerminalGame:
         self.show_hand(view)
         if self.hints:
             self.show_hint()
+
+    def opponent_line(self, view: PlayerView) -> str:
+        """``The computer holds 5 cards including K♥ Q♥.`` while some of them are unknown;
+        ``The computer holds: A♠ K♠ 10♥.`` once all of them are known."""
+        known = sort_hand(view.opponent_known, view.trump_suit)
+        cards = " ".join(self.name(c) for c in known)
+        n = view.opponent_hand_size
+        if known and len(known) == n:
+            return f"The computer holds: {cards}."
+        line = f"The computer holds {n} card{'s' if n != 1 else ''}"
+        return line + (f" including {cards}." if known else ".")
 
     def show_hint(self) -> None:
         """The cards the computer likely holds (``GameSession.hint``): those more likely

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import subprocess
 import sys
 
@@ -191,7 +192,24 @@ def test_card_counts_are_in_words_a_person_would_use():
     game.run()
     text = out.getvalue()
     assert "holds 1 cards" not in text
-    assert "The computer holds 1 card." in text or "The computer holds 1 card including" in text
+    # Its last card is known once the stock is used up: "holds: X", no count of one.
+    assert "The computer holds 1 card." in text or re.search(r"The computer holds: \S+\.\n", text)
+
+
+def test_the_computers_known_cards_are_called_all_it_holds_when_they_are():
+    """"The computer holds 5 cards including ..." lists some of them; when the known cards
+    are its whole hand (the stock used up, or every card shown), the line says so."""
+    out = io.StringIO()
+    ref: list = []
+    game = TerminalGame(GameSession("random", seed=5), Player(ref), out, ascii=True)
+    ref.append(game)
+    game.run()
+    text = out.getvalue()
+    partial = re.findall(r"The computer holds (\d+) cards? including ([^.]*)\.", text)
+    assert partial  # known cards among unknown ones (a marriage shown, an exchange)
+    assert all(len(cards.split()) < int(n) for n, cards in partial)
+    whole = re.findall(r"The computer holds: ([^.]*)\.", text)
+    assert whole and any(len(cards.split()) > 1 for cards in whole)
 
 
 def test_help_follows_the_rules():

@@ -65,7 +65,7 @@ def narrate(step: Step, name: Callable[[int], str] = card_label) -> list[str]:
     if t is not None:
         out.append(f"{who(t.winner)} {verb(t.winner, 'win')} the trick ({trick_points(t)} points).")
         drawn = cards_of(after.hand & ~before.hand)
-        if drawn:
+        if drawn and after.result is None:  # a trick that ends the hand is told with no draw
             out.append(f"You draw {name(drawn[0])}.")
     if after.result is not None and before.result is None:
         out.append(explain_result(after.result))

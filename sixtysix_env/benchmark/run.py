@@ -141,6 +141,12 @@ class BenchmarkResult:
         return d
 
     def save_json(self, path: str) -> None:
+        """Write the file, once each figure lies within its own interval (else
+        :class:`BenchmarkFileError` naming ``path``, and nothing written)."""
+        for o in self.opponents:
+            outside = outside_interval(asdict(o), RESULT_INTERVALS, f"the opponent {o.name}: ")
+            if outside:
+                raise BenchmarkFileError(f"{path}: not written: {outside}")
         write_json(path, self.to_dict())
 
     def opponent(self, name: str) -> Opponent:
@@ -253,6 +259,33 @@ def check_values(values: dict[str, Any], kinds: dict[str, Kind], prefix: str = "
                              f"{_shown(values[name])}; it is {kind.allowed}")
 
 
+#: The slack a figure may lie beyond its interval's ends (rounding, none in a file written
+#: here: a figure and its interval are stored as computed).
+_INSIDE_SLACK = 1e-9
+
+#: Each figure of a benchmark file's opponent and of a kept pair's figures that has an
+#: interval of its own, by the interval's field.
+RESULT_INTERVALS = (("gp_per_hand", "gp_ci95"), ("match_rate", "match_ci95"),
+                    ("match_gp_per_hand", "match_gp_ci95"))
+PAIR_INTERVALS = (("gp_per_hand", "gp_ci95"), ("match_rate_a", "match_ci95"))
+
+
+def outside_interval(values: dict[str, Any], pairs: Sequence[tuple[str, str]],
+                     prefix: str = "") -> str | None:
+    """What is wrong where a figure of ``values`` lies outside its own 95% interval
+    (``pairs``: (figure, interval) field names; a figure or interval that is null is not
+    compared), or None. Such a figure was not computed with its interval (a file edited, or
+    a bug): it is never published nor reused."""
+    for value_key, ci_key in pairs:
+        value, ci = values.get(value_key), values.get(ci_key)
+        if value is None or ci is None:
+            continue
+        if not ci[0] - _INSIDE_SLACK <= value <= ci[1] + _INSIDE_SLACK:
+            return (f"{prefix}{value_key} {value!r} lies outside its own 95% interval "
+                    f"{prefix}{ci_key} {list(ci)!r}; a figure lies within its interval")
+    return None
+
+
 def _check_counts(o: dict[str, Any], what: str) -> None:
     """ValueError where an opponent's counts contradict one another (a file not written
     by a benchmark, or edited)."""
@@ -266,6 +299,9 @@ def _check_counts(o: dict[str, Any], what: str) -> None:
         said.append(f"matches {o['matches']} are not twice its {o['match_seeds']} match seeds")
     if o["matches_won"] > o["matches"]:
         said.append(f"matches won {o['matches_won']} are more than its {o['matches']} matches")
+    outside = outside_interval(o, RESULT_INTERVALS)
+    if outside:
+        said.append(outside)
     if said:
         raise ValueError(f"{what}: {'; '.join(said)}")
 
@@ -570,6 +606,12 @@ class PairStore(dict):
             "play the pair again")
 
     def __setitem__(self, key: tuple[str, str], run: PairRun) -> None:
+        for part, res in (("hands", run.hands), ("matches", run.matches)):
+            for i, stats in enumerate(res.pairs):
+                outside = outside_interval(asdict(stats), PAIR_INTERVALS, f"pairs[{i}].")
+                if outside:
+                    raise BenchmarkFileError(f"{self._path(key)}: not written: its {part}: "
+                                             f"{outside}")
         super().__setitem__(key, run)
         data = {"stamp": self._stamp(key), "hands": run.hands.to_dict(),
                 "matches": run.matches.to_dict()}
@@ -622,6 +664,9 @@ def _pair_problem(res: EvalResult, key: tuple[str, str], mode: str, seed: int, c
         return str(e)
     if (p["a"], p["b"]) != key:
         return f"the figures of {p['a']!r} against {p['b']!r}; the pair is {list(key)}"
+    outside = outside_interval(p, PAIR_INTERVALS, "pairs[0].")
+    if outside:
+        return outside
     if p["deals"] != count:
         return f"{p['deals']} {unit} played; {protocol.name} plays {count}"
     if p["hands_won_a"] + p["hands_won_b"] + p["hands_tied"] != p["hands"]:

@@ -195,6 +195,10 @@ def _standing(data: dict[str, Any], path: Path) -> Standing:
               f"opponents[{i}].gp_ci95", ci, "a list of two numbers")
         check(isinstance(deals, int) and not isinstance(deals, bool) and deals >= 0,
               f"opponents[{i}].deals", deals, "a whole number")
+        if not ci[0] - 1e-9 <= gp <= ci[1] + 1e-9:
+            raise BenchmarkFileError(
+                f"{path}: opponents[{i}].gp_per_hand {gp!r} lies outside its own 95% interval "
+                f"opponents[{i}].gp_ci95 {ci!r}; a figure lies within its interval")
         against[name] = (float(gp), float(ci[0]), float(ci[1]), deals)
     timing = data.get("timing") or {}
     check(isinstance(timing, dict), "timing", timing, "an object")

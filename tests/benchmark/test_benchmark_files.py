@@ -191,6 +191,11 @@ def _rules(d):
         (_set_pair("matches", matches_won_a=9), "9 of 4 matches won"),
         (_set("hands", timing="fast"), "a timing or wall_seconds of the wrong type"),
         (_set("hands", pairs=["x"]), "its hands are not an evaluation's result"),
+        # a figure outside its own interval (issue 71): never reused, so never published
+        (_set_pair("hands", gp_per_hand=2.5), ("its hands: pairs[0].gp_per_hand 2.5 lies "
+                                               "outside its own 95% interval pairs[0].gp_ci95")),
+        (_set_pair("matches", match_rate_a=0.0, match_ci95=[0.5, 0.9]),
+         "its matches: pairs[0].match_rate_a 0.0 lies outside its own 95% interval"),
         (lambda d: d.pop("matches"), "its matches are not an evaluation's result"),
     ],
 )
@@ -247,6 +252,33 @@ def test_a_malformed_pair_is_an_error_naming_it_not_a_traceback(tiny_board, caps
             "device": "is not a regular file"}[kind]
     assert path in err and said in err, err
     assert "Traceback" not in err
+
+
+def test_a_figure_outside_its_interval_is_not_written(tiny, tiny_board, tmp_path):
+    """Where pairs and results are written: a figure outside its own 95% interval is
+    refused by the file's name, and nothing is written."""
+    from sixtysix_env.benchmark.run import PairRun, load_benchmark
+    from sixtysix_env.evaluation.result import EvalResult
+    from sixtysix_env.policy.standings import BenchmarkFileError
+
+    data = _json(tiny_board / PAIR)
+    data["hands"]["pairs"][0]["gp_ci95"] = [0.5, 0.6]  # the figure (-1.75 or so) is below
+    run = PairRun(EvalResult.from_dict(data["hands"]), EvalResult.from_dict(data["matches"]))
+    store = PairStore(str(tmp_path / "pairs"), tiny)
+    with pytest.raises(BenchmarkFileError) as e:
+        store[("random", "heuristic")] = run
+    path = str(tmp_path / PAIR)
+    assert str(e.value).startswith(f"{path}: not written: its hands: pairs[0].gp_per_hand ")
+    assert "lies outside its own 95% interval pairs[0].gp_ci95 [0.5, 0.6]" in str(e.value)
+    assert not os.path.exists(path)
+
+    result = load_benchmark(str(tiny_board / "random.json"))
+    result.opponents[0].match_gp_ci95 = [9.0, 9.5]
+    with pytest.raises(BenchmarkFileError) as e:
+        result.save_json(str(tmp_path / "random.json"))
+    assert str(e.value).startswith(f"{tmp_path / 'random.json'}: not written: the opponent "
+                                   "heuristic: match_gp_per_hand ")
+    assert not os.path.exists(tmp_path / "random.json")
 
 
 def test_a_pair_of_another_package_version_is_played_again_and_replaced(tiny, tiny_board):
@@ -404,6 +436,8 @@ def _counts(o, deals=None, seeds=None):
                                          "sixtysix-ppo")),
         (lambda d: d.update(rules="santase"), "rules 'santase'; test-tiny plays 'altmisalti'"),
         (lambda d: d["opponents"][0].update(hands_won=0), "do not add up to its 12 hands"),
+        (lambda d: d["opponents"][0].update(gp_per_hand=3.75),
+         "gp_per_hand 3.75 lies outside its own 95% interval gp_ci95"),
     ],
 )
 def test_a_result_not_played_as_its_protocol_plays_is_not_mixed_in(tiny_board, capsys, change,
@@ -530,6 +564,9 @@ def test_the_standings_table_escapes_the_agents_name(standings_folder):
                                 "of format_version 1")),
         ({"protocol": "benchmark-v2"}, ("a benchmark file of protocol 'benchmark-v2' in the "
                                        "folder of benchmark-v1")),
+        ({"opponents": [{"name": "random", "gp_per_hand": 1.0, "gp_ci95": [-0.2, 0.2],
+                         "deals": 3}]},
+         "opponents[0].gp_per_hand 1.0 lies outside its own 95% interval"),
     ],
 )
 def test_the_standings_refuse_a_broken_file_by_name(standings_folder, capsys, change, said):

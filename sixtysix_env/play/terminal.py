@@ -6,7 +6,10 @@
 
 You are seat 0. Type a card (``KH``, ``10h``, ``K♥``), a number from the
 list shown, or ``exchange``, ``close``, ``help``, ``quit``. Leading a king
-or queen whose marriage you may declare declares it. End of input quits.
+or queen whose marriage you may declare declares it. A king or queen played
+without its marriage while the marriage could still be declared (now, or once
+you have won a trick) is played only when asked for twice: the first time, the
+terminal says what it gives up (:func:`marriage_given_up`). End of input quits.
 
 :class:`TerminalGame` reads and writes the streams it is given, so tests
 drive it with ``io.StringIO``.
@@ -20,8 +23,19 @@ import sys
 from typing import TextIO
 
 from ..agents import agent_names
-from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, parse_marriage
-from ..game.cards import NINE, NUM_RANKS, SUIT_NAMES, SUIT_SYMBOLS, card, card_code, card_label
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action, parse_marriage
+from ..game.cards import (
+    KING,
+    NINE,
+    NUM_CARDS,
+    NUM_RANKS,
+    QUEEN,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    card,
+    card_code,
+    card_label,
+)
 from ..game.rules import (
     MARRIAGE_POINTS,
     ONE_POINT_TOTAL,
@@ -71,7 +85,8 @@ How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
 What to type
   a card: KH, 10h, th, K\u2665      a number from the list
   exchange (x)   close (c)   hint   help (?)   quit (q)
-  Playing a marked king or queen declares its marriage.
+  Playing a marked king or queen declares its marriage. A king or queen whose
+  marriage you could still declare, played without it, asks first: type it again.
   hint: the cards the computer likely holds, read from its moves so far (your
   view only; --hints shows it before each of your moves)."""
 
@@ -173,29 +188,45 @@ class TerminalGame:
                 self.show_hand_start(self._paced(s.next_hand()))
                 continue
             self.show_table()
-            while True:
-                line = self.read("Your move> ")
-                if line is None:
-                    return self.goodbye()
-                word = line.lower()
-                if word in ("q", "quit", "exit"):
-                    return self.goodbye()
-                if word in ("h", "help", "?"):
-                    self.write(help_text(s.rules))
+            steps = self.ask_move()
+            if steps is None:
+                return self.goodbye()
+            self.show_steps(self._paced(steps))
+
+    def ask_move(self) -> list[Step] | None:
+        """The steps of the person's move, asked for until it is legal; None to quit.
+
+        A move that gives up a marriage (:func:`marriage_given_up`) is played when it is
+        asked for a second time in a row: the first time it is explained, as a refused move
+        is, and nothing is played."""
+        s = self.session
+        warned = None
+        while True:
+            line = self.read("Your move> ")
+            if line is None:
+                return None
+            word = line.lower()
+            if word in ("q", "quit", "exit"):
+                return None
+            if word in ("h", "help", "?"):
+                self.write(help_text(s.rules))
+                continue
+            if word == "hint":
+                self.show_hint()
+                continue
+            if word == "":
+                continue
+            try:
+                action = self.parse(line, s.view())
+                warning = None if action == warned else self.marriage_warning(s.view(), action)
+                warned = action if warning else None
+                if warning:
+                    self.write(self._style(warning, _YELLOW) + " Type it again to play it anyway.")
                     continue
-                if word == "hint":
-                    self.show_hint()
-                    continue
-                if word == "":
-                    continue
-                try:
-                    action = self.parse(line, s.view())
-                    steps = s.act(action)
-                except IllegalMove as e:
-                    self.write(self._style(str(e), _YELLOW) + " Try again (help shows the rules).")
-                    continue
-                self.show_steps(self._paced(steps))
-                break
+                return s.act(action)
+            except IllegalMove as e:
+                warned = None
+                self.write(self._style(str(e), _YELLOW) + " Try again (help shows the rules).")
 
     def _paced(self, steps: list) -> list:
         """``steps``, once the computer's decisions among them have taken their least time
@@ -254,6 +285,30 @@ class TerminalGame:
         if low.startswith("play "):
             return parse_card_text(low[5:])  # a king or queen without declaring
         return card_for_move(view, parse_card_text(low))
+
+    def marriage_warning(self, view: PlayerView, action: int) -> str | None:
+        """What playing ``action`` gives up, when it plays a king or queen without declaring
+        a marriage that could still be declared (:func:`marriage_given_up`); else None."""
+        suit = marriage_given_up(view, action)
+        if suit is None:
+            return None
+        c = action
+        partner = card(suit, QUEEN if c % NUM_RANKS == KING else KING)
+        marriage = (
+            f"your marriage in {SUIT_NAMES[suit]} "
+            f"({marriage_points(suit, view.trump_suit)})"
+        )
+        if view.legal_mask >> marriage_action(c) & 1:
+            return (
+                f"Playing {self.name(c)} without declaring gives up {marriage}: "
+                f"typed alone, {self.name(c)} declares it."
+            )
+        verb = "Leading" if view.lead_card is None else "Playing"
+        when = "" if view.tricks_won[view.seat] else " once you have won a trick"
+        return (
+            f"{verb} {self.name(c)} gives up {marriage}: you hold {self.name(partner)} too, "
+            f"and leading either declares it{when}."
+        )
 
     # -- pictures ---------------------------------------------------------------
 
@@ -421,6 +476,38 @@ class TerminalGame:
     def cards_text(self, mask: int, trump_suit: int) -> str:
         cs = sort_hand(mask, trump_suit)
         return " ".join(self.name(c) for c in cs) if cs else "-"
+
+
+def _breaks_marriage(view: PlayerView, c: int) -> bool:
+    """Whether playing card ``c`` (no declaration) parts a king and queen of the person's
+    hand whose marriage could be declared now or on a later lead: the stock open after this
+    trick (or ``marriage_after_close``), so a trick won before then lets either declare it."""
+    if c >= NUM_CARDS or c % NUM_RANKS not in (QUEEN, KING):
+        return False
+    partner = card(c // NUM_RANKS, QUEEN if c % NUM_RANKS == KING else KING)
+    if not view.hand >> partner & 1:
+        return False
+    if view.legal_mask >> marriage_action(c) & 1:
+        return True  # it may be declared now
+    # Each trick draws two cards: the stock is open after this one while 3 or more lie face down.
+    later = view.closed_by is None and view.stock_left > 2
+    return later or view.rules.marriage_after_close
+
+
+def marriage_given_up(view: PlayerView, action: int) -> int | None:
+    """The suit of the marriage that ``action`` gives up, else None.
+
+    That is a king or queen played without declaring (``play KS``, or leading one before
+    winning a trick, or following with one) while its partner is in the hand and the
+    marriage could still be declared, now or on a later lead (docs/rules.md §8), when
+    another legal move keeps every such pair (declaring, or a card that parts none): a move
+    the rules force gives nothing up by choice."""
+    if action >= FIRST_MARRIAGE or not _breaks_marriage(view, action):
+        return None
+    legal = [a for a in range(EXCHANGE) if view.legal_mask >> a & 1]  # cards, marriages
+    if any(a >= FIRST_MARRIAGE or not _breaks_marriage(view, a) for a in legal):
+        return action // NUM_RANKS
+    return None
 
 
 # -- the command ----------------------------------------------------------------

@@ -168,21 +168,19 @@ class SB3VecEnv(VecEnv):
         truncated = np.asarray(truncated, dtype=bool)
         dones = terminated | truncated
         infos = _rows(info, self._lanes)
-        cut = (truncated & ~terminated).tolist()
-        for row, c in zip(infos, cut):
-            row["TimeLimit.truncated"] = c
         if dones.any():
-            self._finished(np.flatnonzero(dones), info, infos, cut)
+            self._finished(np.flatnonzero(dones), info, infos)
+        for row, cut in zip(infos, (truncated & ~terminated).tolist()):
+            row["TimeLimit.truncated"] = cut
         return self._view(obs), np.asarray(rewards, dtype=np.float32), dones, infos
 
-    def _finished(self, done: np.ndarray, info: dict, infos: list[dict], cut: list[bool]) -> None:
+    def _finished(self, done: np.ndarray, info: dict, infos: list[dict]) -> None:
         """The finished games' infos: their last step's, with the last observation; the new
         deal's kept as the reset info."""
         final_obs = info["final_obs"]
         finals = _rows(info.get("final_info", {}), done)
         for i, row in zip(done.tolist(), finals):
             row["terminal_observation"] = self._view(final_obs[i])
-            row["TimeLimit.truncated"] = cut[i]
             self.reset_infos[i] = infos[i]
             infos[i] = row
 

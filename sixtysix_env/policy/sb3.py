@@ -21,6 +21,14 @@ and the weights (``policy.pth``) are read with ``torch.load(weights_only=True)``
 which builds tensors and nothing else. So reading a model needs torch (the
 ``[train]`` extra) but neither SB3 nor the class that trained it.
 
+Everything is checked before anything large is built: the file (a regular file, opened
+so that a FIFO cannot block), its zip directory (few members, each and all together of
+bounded size as declared, none encrypted; only ``data``, ``policy.pth`` and
+``_stable_baselines3_version`` are decompressed, each under its own bound) and what
+``policy.pth`` declares, read without unpickling (:mod:`.torch_file`): few tensors, each
+dense and contiguous over exactly its storage, of bounded size, and the layers' shapes,
+before ``torch.load`` builds them.
+
 The network plays argmax over the legal actions of the actor's logits (PPO,
 A2C) or of the Q-values (DQN): the move the SB3 model ranks first among the
 legal ones (``MaskablePPO.predict(..., action_masks=mask, deterministic=True)``;
@@ -42,10 +50,12 @@ from typing import Any
 import numpy as np
 
 from ..game.actions import NUM_ACTIONS
+from ..util.bounded import open_regular
 from ..util.files import check_regular_file
 from .agent import PolicyAgent
 from .fileformat import MAX_PARAMETERS, PolicyFileError, check_network
 from .network import INPUTS, PolicyNetwork
+from .torch_file import TensorRecord, read_torch_file
 
 #: The policy modules whose networks are read here, by what they are.
 ACTOR_CRITIC_MODULES = (
@@ -79,6 +89,17 @@ class SB3ModelError(PolicyFileError):
 MAX_MODEL_BYTES = 256 * 1024 * 1024
 MAX_MODEL_MEMBERS = 16  # SB3 writes 6
 MAX_MEMBER_BYTES = 256 * 1024 * 1024
+#: All members together, as declared: a run's model (policy, optimizer) is far below.
+MAX_MODEL_TOTAL_BYTES = 512 * 1024 * 1024
+#: The ``_stable_baselines3_version`` member (SB3 writes "2.3.2" and the like).
+MAX_VERSION_BYTES = 64
+
+
+def open_model_file(path: str | os.PathLike, where: str):
+    """The model file opened for reading (binary), refused as :func:`check_model_file`
+    refuses, and opened so that a FIFO swapped in since the check cannot block."""
+    return open_regular(path, where, MAX_MODEL_BYTES, "a model file is read up to",
+                        SB3ModelError)
 
 
 def check_model_file(path: str | os.PathLike, where: str) -> None:
@@ -88,8 +109,9 @@ def check_model_file(path: str | os.PathLike, where: str) -> None:
 
 
 def check_members(zf: zipfile.ZipFile, where: str) -> None:
-    """Few members, none over :data:`MAX_MEMBER_BYTES` uncompressed (as declared: a small
-    zip can declare gigabytes), nothing encrypted."""
+    """Few members, none over :data:`MAX_MEMBER_BYTES` uncompressed and all together at most
+    :data:`MAX_MODEL_TOTAL_BYTES` (as declared: a small zip can declare gigabytes, and
+    Python's zip reader stops at the declared size), nothing encrypted."""
     infos = zf.infolist()
     if len(infos) > MAX_MODEL_MEMBERS:
         raise SB3ModelError(
@@ -102,17 +124,22 @@ def check_members(zf: zipfile.ZipFile, where: str) -> None:
                 + (" and is encrypted" if info.flag_bits & 0x1 else "")
                 + f"; a model's members are at most {MAX_MEMBER_BYTES} bytes, unencrypted"
             )
+    total = sum(info.file_size for info in infos)
+    if total > MAX_MODEL_TOTAL_BYTES:
+        raise SB3ModelError(
+            f"{where}: its members declare {total} bytes in all; a model's members hold at "
+            f"most {MAX_MODEL_TOTAL_BYTES} bytes together"
+        )
 
 
 def read_model_record(path: str | os.PathLike, where: str | None = None) -> dict[str, Any]:
     """The JSON ``data`` record of an SB3 model file, read as text (nothing unpickled), after
     the file and its zip directory are checked against the bounds above."""
     where = where or f"SB3 model {os.fspath(path)!r}"
-    check_model_file(path, where)
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_model_file(path, where) as f, zipfile.ZipFile(f) as zf:
             check_members(zf, where)
-            return _data_record(zf, where)
+            return data_record(zf, where)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as e:
         raise SB3ModelError(f"{where} is not a readable zip file ({e})") from None
 
@@ -131,7 +158,8 @@ def _member(zf: zipfile.ZipFile, where: str, name: str, missing: str, too_big: s
     return info
 
 
-def _data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
+def data_record(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
+    """The model's JSON ``data`` record (a bounded member), read as text."""
     info = _member(zf, where, "data", "'data' record",
                    "its 'data' record is {size} bytes, over the {limit} read here",
                    _MAX_DATA_BYTES)
@@ -207,11 +235,24 @@ def _check_extractor(data: dict[str, Any], where: str) -> None:
             )
 
 
-def _weights(zf: zipfile.ZipFile, where: str) -> dict[str, np.ndarray]:
-    """``policy.pth``'s tensors as float32 arrays (torch.load with weights_only=True)."""
+def _weights(zf: zipfile.ZipFile, where: str) -> tuple[bytes, dict[str, TensorRecord]]:
+    """``policy.pth``'s bytes, and its tensors by name as it declares them (read without
+    unpickling, :func:`.torch_file.read_torch_file`: nothing built yet)."""
     info = _member(zf, where, "policy.pth", "'policy.pth'",
                    "its weights are {size} bytes, over the {limit} of a policy file's limits",
                    _MAX_WEIGHT_BYTES)
+    raw = zf.read(info)
+    state, _ = read_torch_file(raw, f"{where}: its weights (policy.pth)", SB3ModelError,
+                               max_elements=MAX_PARAMETERS)
+    if not isinstance(state, dict):
+        raise SB3ModelError(f"{where}: its weights (policy.pth) are not a state dict")
+    return raw, {k: v for k, v in state.items()
+                 if isinstance(k, str) and isinstance(v, TensorRecord)}
+
+
+def _arrays(raw: bytes, keys: list[str], where: str) -> dict[str, np.ndarray]:
+    """The tensors ``keys`` of ``policy.pth`` (checked already) as float32 arrays, built by
+    ``torch.load(weights_only=True)``."""
     try:
         import torch  # noqa: PLC0415  the [train] extra, only to read SB3's weights
     except ModuleNotFoundError:
@@ -220,26 +261,58 @@ def _weights(zf: zipfile.ZipFile, where: str) -> dict[str, np.ndarray]:
             'pip install "sixtysix[train]" (in a clone: pip install -e ".[train]")'
         ) from None
     try:
-        state = torch.load(io.BytesIO(zf.read(info)), map_location="cpu", weights_only=True)
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds for a damaged or crafted file
         raise SB3ModelError(f"{where}: its weights (policy.pth) cannot be read ({e})") from None
-    if not isinstance(state, dict):
-        raise SB3ModelError(f"{where}: its weights (policy.pth) are not a state dict")
     out = {}
-    for key, value in state.items():
-        if isinstance(key, str) and isinstance(value, torch.Tensor):
-            out[key] = value.detach().to(torch.float32).numpy()
+    for key in keys:
+        value = state.get(key) if isinstance(state, dict) else None
+        if not (isinstance(value, torch.Tensor) and value.layout == torch.strided
+                and value.is_contiguous()):  # as read_torch_file checked: never otherwise
+            raise SB3ModelError(f"{where}: its weight {key!r} is not a dense tensor")
+        out[key] = value.detach().to(torch.float32).numpy()
     return out
 
 
-def _layers(state: dict[str, np.ndarray], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (weight, bias) pairs of the ``nn.Sequential`` at ``prefix``, in order."""
-    found: dict[int, dict[str, np.ndarray]] = {}
-    for key, value in state.items():
+def _version(zf: zipfile.ZipFile, where: str) -> str | None:
+    """The ``_stable_baselines3_version`` member's text (at most :data:`MAX_VERSION_BYTES`)."""
+    if "_stable_baselines3_version" not in zf.namelist():
+        return None
+    info = _member(zf, where, "_stable_baselines3_version", "version",
+                   "its _stable_baselines3_version is {size} bytes; at most {limit}",
+                   MAX_VERSION_BYTES)
+    return zf.read(info).decode("utf-8", "replace").strip()
+
+
+def _layers(state: dict[str, TensorRecord], prefix: str) -> list[tuple[str, str]]:
+    """The names of the (weight, bias) pairs of the ``nn.Sequential`` at ``prefix``, in
+    order (``""`` where one is missing)."""
+    found: dict[int, dict[str, str]] = {}
+    for key in state:
         m = re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(weight|bias)", key)
         if m:
-            found.setdefault(int(m.group(1)), {})[m.group(2)] = value
-    return [(found[i].get("weight"), found[i].get("bias")) for i in sorted(found)]
+            found.setdefault(int(m.group(1)), {})[m.group(2)] = key
+    return [(found[i].get("weight", ""), found[i].get("bias", "")) for i in sorted(found)]
+
+
+def _dense_layers(state: dict[str, TensorRecord], kind: str, algorithm: str,
+                  where: str) -> list[tuple[str, str]]:
+    """The names of the policy's (weight, bias) pairs, their shapes checked: 2-D weights,
+    biases as long as their weight's rows."""
+    if kind == "q-network":
+        layers = _layers(state, "q_net.q_net")
+    else:
+        layers = _layers(state, "mlp_extractor.policy_net")
+        layers.append(("action_net.weight" if "action_net.weight" in state else "",
+                       "action_net.bias" if "action_net.bias" in state else ""))
+    ok = bool(layers) and all(w and b for w, b in layers)
+    ok = ok and all(len(state[w].shape) == 2 and state[b].shape == state[w].shape[:1]
+                    for w, b in layers)
+    if not ok:
+        raise SB3ModelError(
+            f"{where}: its weights are not the dense layers of {algorithm}'s policy; {_HELP}"
+        )
+    return layers
 
 
 def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]:
@@ -247,32 +320,22 @@ def read_sb3_model(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, An
     inputs, training steps, SB3 version). Raises :class:`SB3ModelError` naming what is
     not supported."""
     where = f"SB3 model {os.fspath(path)!r}"
-    check_model_file(path, where)
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_model_file(path, where) as f, zipfile.ZipFile(f) as zf:
             check_members(zf, where)
-            data = _data_record(zf, where)
+            data = data_record(zf, where)
             kind, algorithm = _kind(data, where)
             inputs = _inputs(data, where)
             activation = _activation(data, kind, where)
             _check_extractor(data, where)
-            state = _weights(zf, where)
-            version = zf.read("_stable_baselines3_version").decode("utf-8", "replace").strip() \
-                if "_stable_baselines3_version" in zf.namelist() else None
+            raw, state = _weights(zf, where)
+            version = _version(zf, where)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error) as e:
         raise SB3ModelError(f"{where} is not a readable zip file ({e})") from None
-    if kind == "q-network":
-        layers = _layers(state, "q_net.q_net")
-    else:
-        layers = _layers(state, "mlp_extractor.policy_net")
-        head = (state.get("action_net.weight"), state.get("action_net.bias"))
-        layers.append(head)
-    if not layers or any(w is None or b is None or w.ndim != 2 for w, b in layers):
-        raise SB3ModelError(
-            f"{where}: its weights are not the dense layers of {algorithm}'s policy; {_HELP}"
-        )
-    weights = [np.ascontiguousarray(w.T) for w, _ in layers]
-    biases = [np.ascontiguousarray(b) for _, b in layers]
+    layers = _dense_layers(state, kind, algorithm, where)
+    arrays = _arrays(raw, [name for pair in layers for name in pair], where)
+    weights = [np.ascontiguousarray(arrays[w].T) for w, _ in layers]
+    biases = [arrays[b] for _, b in layers]
     network = PolicyNetwork(weights, biases, activation, inputs=inputs)
     expect = network.input_size
     widths = [w.shape for w in weights]

@@ -10,11 +10,15 @@ import zipfile
 
 import pytest
 
+from _torch_files import Tensor, torch_file
+
+from sixtysix_env.policy.sb3 import MAX_MEMBER_BYTES, MAX_MODEL_TOTAL_BYTES
 from sixtysix_training.sb3.model_file import (
     MAX_NET_LAYERS,
     MAX_ROLLOUT,
     ModelFileError,
     check_bounds,
+    check_model,
     load_model,
     read_data_record,
 )
@@ -94,10 +98,70 @@ def test_a_fifo_or_device_is_refused_without_reading(tmp_path):
             load_model("/dev/zero")
 
 
-@pytest.mark.slow  # imports SB3 and torch
-def test_damaged_weights_are_a_model_file_error_naming_the_file(tmp_path):
-    pytest.importorskip("sb3_contrib")
+def test_damaged_weights_are_refused_unread_naming_the_file(tmp_path):
     path = _zip(tmp_path / "m.zip", members={"policy.pth": b"not torch at all"})
+    with pytest.raises(ModelFileError, match="policy.pth: it is not a torch file") as e:
+        load_model(path)
+    assert path in str(e.value)
+
+
+@pytest.mark.slow  # imports SB3 and torch
+def test_weights_that_do_not_fit_the_record_are_a_model_file_error_naming_the_file(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    path = _zip(tmp_path / "m.zip", members={"policy.pth": torch_file({"w": Tensor((3,))})})
     with pytest.raises(ModelFileError, match="cannot be loaded as a run's model") as e:
         load_model(path)
     assert path in str(e.value)
+
+
+# -- the members: only SB3's, bounded together, each .pth checked unread (issue 71, item 4)
+
+
+def _declare(path, name: str, size: int) -> None:
+    """Declare ``size`` bytes uncompressed for member ``name`` in the zip's central directory."""
+    raw = bytearray(path.read_bytes())
+    at = raw.find(b"PK\x01\x02")
+    while raw[at + 46:at + 46 + int.from_bytes(raw[at + 28:at + 30], "little")] != name.encode():
+        at = raw.index(b"PK\x01\x02", at + 4)
+    raw[at + 24:at + 28] = size.to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
+
+
+def test_members_sb3_does_not_write_are_refused_unread(tmp_path):
+    extra = {f"extra{i}.pth": b"\0" * 64 for i in range(3)}
+    path = _zip(tmp_path / "m.zip", members={"policy.pth": torch_file({}), **extra})
+    with pytest.raises(ModelFileError, match=r"members \['extra0.pth'.* are not ones SB3 "):
+        check_model(path)
+
+
+def test_members_declaring_over_the_total_are_refused_unread(tmp_path):
+    path = tmp_path / "m.zip"
+    names = ("policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")
+    _zip(path, members={name: b"\0" * 64 for name in names})
+    for name in names:  # each under the cap on one member, the three over the total
+        _declare(path, name, MAX_MEMBER_BYTES)
+    with pytest.raises(ModelFileError, match=f"in all; .* at most {MAX_MODEL_TOTAL_BYTES}"):
+        check_model(str(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "tensor", "message"),
+    [
+        ("policy.pth", Tensor((30000, 30000), numel=1, stride=(0, 0)), "900000000 elements"),
+        ("policy.optimizer.pth", Tensor((64, 64), numel=1, stride=(0, 0)), "is not dense"),
+        ("pytorch_variables.pth", Tensor((64, 64), stride=(1, 64)), "is not dense"),
+    ],
+)
+def test_a_weight_that_is_not_dense_is_refused_before_sb3_reads_it(tmp_path, name, tensor,
+                                                                   message):
+    members = {"policy.pth": torch_file({}), name: torch_file({"w": tensor})}
+    path = _zip(tmp_path / "m.zip", members=members)
+    with pytest.raises(ModelFileError, match=message) as e:
+        check_model(path)
+    assert f"{path}: {name}" in str(e.value)
+
+
+def test_a_long_version_member_is_refused(tmp_path):
+    path = _zip(tmp_path / "m.zip", members={"_stable_baselines3_version": "2" * 100})
+    with pytest.raises(ModelFileError, match="_stable_baselines3_version is 100 bytes"):
+        check_model(path)

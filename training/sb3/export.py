@@ -124,9 +124,10 @@ def is_foreign_model(model_path: str, run_dir: str | None) -> bool:
     if run_dir is not None or not model_path.endswith(".zip"):
         return False
     try:
-        module = read_data_record(model_path).get("policy_class", {}).get("__module__")
+        policy_class = read_data_record(model_path).get("policy_class")
     except ModelFileError:
         return False
+    module = policy_class.get("__module__") if isinstance(policy_class, dict) else None
     return module not in OWN_POLICY_MODULES
 
 

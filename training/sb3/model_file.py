@@ -17,15 +17,32 @@ to what the model recomputes when it trains (schedules come from the run's
 config on resume, and the last observations are reset). A model whose record
 has any other serialized entry, or readable parts this version does not
 build, is refused with a :class:`ModelFileError` naming them.
+
+Before SB3 reads anything the file is checked as :mod:`sixtysix_env.policy.sb3` checks a
+model (a regular file, opened once so that a FIFO cannot block; few members, of bounded
+size each and together), its members are the ones SB3 writes (SB3 loads every ``.pth``
+member of the zip: no other is accepted), and each ``.pth`` is read without unpickling
+(:mod:`sixtysix_env.policy.torch_file`): dense, contiguous tensors of bounded size, few
+of them. SB3 then loads from the same open file.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import zipfile
+import zlib
+from typing import IO, Any
 
 import numpy as np
 
-from sixtysix_env.policy.sb3 import SB3ModelError, read_model_record
+from sixtysix_env.policy.sb3 import (
+    MAX_VERSION_BYTES,
+    SB3ModelError,
+    check_members,
+    data_record,
+    open_model_file,
+    read_model_record,
+)
+from sixtysix_env.policy.torch_file import read_torch_file
 
 # What a model may declare, checked before anything is built from it: layers per network
 # (actor, critic), the parameters of each, and the transitions one rollout holds (the
@@ -33,6 +50,10 @@ from sixtysix_env.policy.sb3 import SB3ModelError, read_model_record
 MAX_NET_LAYERS = 16
 MAX_NET_PARAMETERS = 1 << 24
 MAX_ROLLOUT = 1 << 18
+
+#: The members SB3 writes in a model.zip; SB3 loads every ``.pth`` member, so no other is read.
+MEMBERS = frozenset({"data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth",
+                     "_stable_baselines3_version", "system_info.txt"})
 
 # The serialized entries of a run's model.zip, each rebuilt by _rebuilt below.
 REBUILT = frozenset(
@@ -249,17 +270,19 @@ def load_model(path: str, **kwargs: Any) -> Any:
     version does not rebuild, whose readable parts it does not build, or that fails to
     load (damaged weights, a record that does not fit them), naming the file.
     """
-    custom = check_model(path)  # before SB3 is imported: a refusal costs nothing
-    from sb3_contrib import MaskablePPO
+    with _opened(path) as f:
+        custom = _checked(f, path)  # before SB3 is imported: a refusal costs nothing
+        from sb3_contrib import MaskablePPO
 
-    try:
-        return MaskablePPO.load(path, device="cpu", custom_objects=custom, **kwargs)
-    except (KeyboardInterrupt, MemoryError):
-        raise
-    except Exception as e:  # torch and SB3 raise many kinds for a damaged or forged file
-        raise ModelFileError(
-            f"{path}: cannot be loaded as a run's model ({type(e).__name__}: {e})"
-        ) from None
+        f.seek(0)
+        try:  # the file checked, still open: what is put at its path since is never read
+            return MaskablePPO.load(f, device="cpu", custom_objects=custom, **kwargs)
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as e:  # torch and SB3 raise many kinds for a damaged or forged file
+            raise ModelFileError(
+                f"{path}: cannot be loaded as a run's model ({type(e).__name__}: {e})"
+            ) from None
 
 
 def _int_field(data: dict[str, Any], key: str, path: str, default: int = 1) -> int:
@@ -302,11 +325,61 @@ def check_bounds(data: dict[str, Any], path: str) -> None:
             raise ModelFileError(f"{path}: {key} {data[key]} is over {MAX_ROLLOUT:,}")
 
 
+def _opened(path: str) -> IO[bytes]:
+    """The model file, open (a regular file of bounded size; a FIFO cannot block)."""
+    try:
+        return open_model_file(path, str(path))
+    except SB3ModelError as e:
+        raise ModelFileError(str(e)) from None
+
+
 def check_model(path: str) -> dict[str, Any]:
     """Refuse (:class:`ModelFileError`) a model.zip :func:`load_model` would not load;
     else the objects that stand in for its serialized entries."""
-    data = read_data_record(path)
-    check_bounds(data, path)
+    with _opened(path) as f:
+        return _checked(f, path)
+
+
+def _checked(f: IO[bytes], path: str) -> dict[str, Any]:
+    """:func:`check_model` on the open file ``f``: its directory, record and weights."""
+    try:
+        with zipfile.ZipFile(f) as zf:
+            check_members(zf, str(path))
+            data = data_record(zf, str(path))
+            check_bounds(data, path)
+            _check_serialized(data, path)
+            _check_weights(zf, path)
+            custom = _rebuilt(data, path)  # imports SB3: after every check of the file
+    except SB3ModelError as e:
+        raise ModelFileError(str(e)) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error) as e:
+        raise ModelFileError(f"{path} is not a readable zip file ({e})") from None
+    return custom
+
+
+def _check_weights(zf: zipfile.ZipFile, path: str) -> None:
+    """Only the members SB3 writes (:data:`MEMBERS`), its version short, and each ``.pth``
+    a torch file of few dense tensors of at most :data:`MAX_NET_PARAMETERS` elements each
+    (read without unpickling; its size bounded by :func:`check_members`)."""
+    names = zf.namelist()
+    other = sorted(set(names) - MEMBERS)
+    if other:
+        raise ModelFileError(
+            f"{path}: members {other[:5]} are not ones SB3 writes; a run's model.zip holds "
+            f"{', '.join(sorted(MEMBERS))}"
+        )
+    if "_stable_baselines3_version" in names:
+        size = zf.getinfo("_stable_baselines3_version").file_size
+        if size > MAX_VERSION_BYTES:
+            raise ModelFileError(f"{path}: its _stable_baselines3_version is {size} bytes; at "
+                                 f"most {MAX_VERSION_BYTES}")
+    for name in sorted(n for n in names if n.endswith(".pth")):
+        read_torch_file(zf.read(name), f"{path}: {name}", ModelFileError,
+                        max_elements=MAX_NET_PARAMETERS)
+
+
+def _check_serialized(data: dict[str, Any], path: str) -> None:
+    """Refuse a serialized entry that :func:`_rebuilt` does not rebuild."""
     unknown = serialized_entries(data) - REBUILT
     if unknown:
         raise ModelFileError(
@@ -314,4 +387,3 @@ def check_model(path: str) -> dict[str, Any]:
             f"ones a training run writes ({', '.join(sorted(REBUILT))}); run folders are loaded "
             "without unpickling anything"
         )
-    return _rebuilt(data, path)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections.abc import Iterable
+from itertools import islice
 from numbers import Real
 
 import gymnasium
@@ -26,14 +28,15 @@ from ..game.engine import (
     State,
     deal_from_deck,
     new_hand,
+    parse_deck,
 )
 from ..game.match import Match
 from ..game.render import render_state, render_view
 from ..game.rules import PRESETS, RuleConfig, make_rules
 from ..game.view import player_view
 from ..policy.observation import OBS_SIZE
-from ..util.checks import is_int
-from ..util.errors import IllegalActionError
+from ..util.checks import ALLOWED, is_int
+from ..util.errors import DeckError, IllegalActionError
 
 MODES = ("hand", "match")
 RENDER_MODES = ("human", "ansi")
@@ -209,6 +212,89 @@ def check_learner_options(
         )
     worst = worst_loss(mode, rules.match_target, weight)
     return float(check_illegal_reward(illegal_reward, worst))
+
+
+# -- given deals and sizes ------------------------------------------------------------------
+#
+# One checker for the deals a caller gives ``reset(options=...)`` in both Gymnasium
+# environments: decks through :func:`~sixtysix_env.game.engine.parse_deck` (24 card ids or
+# card codes, a list or one string), seats (``dealer``, ``learner_seat``) 0 or 1 by the one
+# rule of :mod:`sixtysix_env.util.checks` (integers only: ``1.0`` and ``True`` are refused,
+# as in ``step``). The environments check everything before they change anything, so a
+# refused reset leaves the episode as it was.
+
+#: The most games one vector environment holds (``num_envs``): each game costs some 10 KB
+#: of buffers and generators (about 0.7 GB at the bound); checked before anything is built.
+MAX_NUM_ENVS = 1 << 16
+
+
+def check_num_envs(num_envs) -> int:
+    """``num_envs`` of the vector environments: an int from 1 to :data:`MAX_NUM_ENVS`."""
+    if type(num_envs) is not int or not 1 <= num_envs <= MAX_NUM_ENVS:
+        raise ValueError(
+            f"num_envs must be an int from 1 to {MAX_NUM_ENVS} (the bound, "
+            f"sixtysix_env.env.core.MAX_NUM_ENVS), got {num_envs!r}"
+        )
+    return num_envs
+
+
+def _shown(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def given_seat(x, what: str) -> int:
+    """A seat of a given deal (``dealer``, ``learner_seat``) as an int; ValueError otherwise."""
+    if is_int(x) and int(x) in (0, 1):
+        return int(x)
+    raise ValueError(f"{what} must be seat 0 or 1 ({ALLOWED}), got {_shown(x)}")
+
+
+def given_seats(value, n: int, key: str) -> np.ndarray:
+    """``n`` seats of given deals (``dealers``, ``learner_seats``) as int64, each checked as
+    :func:`given_seat` checks one."""
+    try:
+        flat = np.asarray(value).reshape(-1)
+    except (ValueError, TypeError):  # a ragged list
+        flat = None
+    what = f"{key!r} must be {n} seats, each 0 or 1 ({ALLOWED})"
+    if flat is None or flat.shape != (n,):
+        raise ValueError(f"{what}, got {_shown(value)}")
+    if np.issubdtype(flat.dtype, np.integer) and ((flat == 0) | (flat == 1)).all():
+        return flat.astype(np.int64)
+    items = value if isinstance(value, (list, tuple)) else flat.tolist()  # as given
+    for i, x in enumerate(items):
+        if not (is_int(x) and int(x) in (0, 1)):
+            raise ValueError(f"{what}; entry {i} is {_shown(x)}")
+    return flat.astype(np.int64)  # integers in an object array: [0, np.int8(1)]
+
+
+def given_decks(decks, n: int) -> np.ndarray:
+    """``n`` given decks as an (n, 24) int64 array, each checked by
+    :func:`~sixtysix_env.game.engine.parse_deck` (a ``DeckError`` naming the deck)."""
+    try:
+        arr = np.asarray(decks)
+    except (ValueError, TypeError):  # a ragged list
+        arr = None
+    if (arr is not None and arr.shape == (n, 24) and np.issubdtype(arr.dtype, np.integer)
+            and (np.sort(arr, axis=1) == np.arange(24)).all()):
+        return arr.astype(np.int64)
+    what = (f"'decks' must be {n} decks (shape ({n}, 24)), each 24 card ids 0-23 or card codes "
+            "(a list, or one string)")
+    if isinstance(decks, (str, bytes)) or not isinstance(decks, Iterable) or (
+            arr is not None and arr.ndim == 0):
+        raise DeckError(f"{what}, got {_shown(decks)}")
+    rows = list(islice(decks, n + 1))
+    if len(rows) != n:
+        got = len(rows) if len(rows) < n else f"more than {n}"
+        raise DeckError(f"{what}, got {got}")
+    out = np.empty((n, 24), np.int64)
+    for i, row in enumerate(rows):
+        try:
+            out[i] = parse_deck(row)
+        except DeckError as e:
+            raise DeckError(f"deck {i}: {e}") from None
+    return out
 
 
 SEATS = {a: i for i, a in enumerate(AGENTS)}

@@ -34,17 +34,18 @@ import gymnasium
 import numpy as np
 
 from ..agents import make_agent
-from ..game.engine import HandResult
+from ..game.engine import HandResult, parse_deck
 from ..game.rules import RuleConfig
 from ..game.view import player_view
 from ..policy.observation import encode_with_mask
-from ..util.checks import as_seed, is_int
+from ..util.checks import ALLOWED, as_seed, is_int
 from ..util.errors import IllegalActionError
 from .core import (
     ILLEGAL_ACTION_MODES,  # noqa: F401  (kept importable from here)
     Table,
     check_learner_options,
     check_options,
+    given_seat,
     make_spaces,
     show,
 )
@@ -134,8 +135,14 @@ class SixtySixEnv(gymnasium.Env):
     # -- the episode ------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal a new episode; ``seed`` fixes deals, seats and the opponent's choices."""
-        super().reset(seed=as_seed(seed))
+        """Deal a new episode; ``seed`` fixes deals, seats and the opponent's choices.
+
+        Everything is checked before anything changes: a refused reset (a bad seed or
+        given deal) raises and leaves the episode, the seats and the generators as they
+        were."""
+        seed = as_seed(seed)
+        given = self._given_deal(options)
+        super().reset(seed=seed)
         if seed is not None or self._deal_rng is None:
             self._deal_rng = random.Random(int(self.np_random.integers(2**63)))
             self._opp_rng = random.Random(int(self.np_random.integers(2**63)))
@@ -143,7 +150,6 @@ class SixtySixEnv(gymnasium.Env):
         seat = rng.randrange(2)
         if self.learner_seat is not None:
             seat = self.learner_seat
-        given = self._given_deal(options)
         if given is not None:
             seat = given[-1]
         self.seat = seat
@@ -161,22 +167,25 @@ class SixtySixEnv(gymnasium.Env):
         """A given deal instead of a drawn one, to compare programs on the same hands:
         ``reset(options={"deck": 24 card ids or codes, "dealer": 0/1, "learner_seat": 0/1})``
         in hand mode, ``{"match_seed": int, "learner_seat": 0/1}`` in match mode (the match
-        dealt as ``Match(rules, seed=random.Random(match_seed))``)."""
+        dealt as ``Match(rules, seed=random.Random(match_seed))``). Checked by the one
+        checker of given deals (:mod:`sixtysix_env.env.core`): a deck of card ids or codes (a
+        list, or one string), seats and seeds integers (``1.0`` is refused, as in ``step``)."""
         if not options:
             return None
+        if not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
         keys = {"deck", "dealer", "learner_seat"} if self.mode == "hand" else {
             "match_seed", "learner_seat"}
         if set(options) != keys:
             raise ValueError(f"reset options in {self.mode} mode must give exactly "
                              f"{', '.join(sorted(keys))}, got {', '.join(sorted(map(str, options)))}")
-        seat = options["learner_seat"]
-        if seat not in (0, 1) or isinstance(seat, bool):
-            raise ValueError(f"learner_seat must be 0 or 1, got {seat!r}")
         if self.mode == "hand":
-            return list(options["deck"]), options["dealer"], int(seat)
+            deck = parse_deck(options["deck"])
+            dealer = given_seat(options["dealer"], "dealer")
+            return deck, dealer, given_seat(options["learner_seat"], "learner_seat")
         if not is_int(options["match_seed"]):
-            raise ValueError(f"match_seed must be an integer, got {options['match_seed']!r}")
-        return int(options["match_seed"]), int(seat)
+            raise ValueError(f"match_seed must be {ALLOWED}, got {options['match_seed']!r}")
+        return int(options["match_seed"]), given_seat(options["learner_seat"], "learner_seat")
 
     def step(self, action):
         table = self._table

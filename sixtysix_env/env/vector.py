@@ -24,7 +24,9 @@ for both seats.
 
 Given deals (for tests, or to compare two programs on the same hands):
 ``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``,
-or in ``mode="match"`` ``{"match_seeds": (N,), "learner_seats": (N,)}``.
+or in ``mode="match"`` ``{"match_seeds": (N,), "learner_seats": (N,)}``; a deck may also
+be card codes (a list, or one string), as ``SixtySix-v0`` takes one. ``num_envs`` is at
+most :data:`MAX_NUM_ENVS` (65536), checked before anything is allocated.
 """
 
 from __future__ import annotations
@@ -42,7 +44,15 @@ from ..game.rules import RuleConfig
 from ..policy.observation import OBS_SIZE
 from ..util.checks import as_seed
 from ..util.errors import IllegalActionError
-from .core import check_learner_options, check_options, make_spaces
+from .core import (
+    MAX_NUM_ENVS,
+    check_learner_options,
+    check_num_envs,
+    check_options,
+    given_decks,
+    given_seats,
+    make_spaces,
+)
 from .single_agent import check_render_view
 
 require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
@@ -70,28 +80,25 @@ def _autoreset_mode(mode: Any) -> AutoresetMode:
 
 
 def _deal_options(options: dict | None, n: int):
-    """The given deals of ``reset(options=...)``, checked (None where none are given)."""
+    """The given deals of ``reset(options=...)``, checked (None where none are given) by the
+    checker of given deals of both environments (:mod:`sixtysix_env.env.core`)."""
     if not options:
         return None
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
     allowed = {"decks", "dealers", "learner_seats"}
-    unknown = sorted(set(options) - allowed)
+    unknown = sorted(set(options) - allowed, key=str)
     if unknown:
         raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
                          f"allowed: {', '.join(sorted(allowed))}")
     if "decks" not in options:
         raise ValueError("reset options need 'decks' (num_envs decks of 24 card ids) with "
                          "'dealers' and 'learner_seats'")
-    decks = np.asarray(options["decks"], dtype=np.int64)
-    if decks.shape != (n, 24):
-        raise ValueError(f"'decks' must have shape ({n}, 24), got {decks.shape}")
-    out = [decks]
+    out = [given_decks(options["decks"], n)]
     for key in ("dealers", "learner_seats"):
         if key not in options:
             raise ValueError(f"reset options with 'decks' need {key!r} too ({n} seats 0 or 1)")
-        v = np.asarray(options[key], dtype=np.int64).reshape(-1)
-        if v.shape != (n,) or ((v != 0) & (v != 1)).any():
-            raise ValueError(f"{key!r} must be {n} seats, each 0 or 1, got {options[key]!r}")
-        out.append(v)
+        out.append(given_seats(options[key], n, key))
     return out
 
 
@@ -99,6 +106,8 @@ def _match_options(options: dict | None, n: int):
     """The given match seeds of ``reset(options=...)`` in match mode, checked."""
     if not options:
         return None
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
     keys = {"match_seeds", "learner_seats"}
     if set(options) != keys:
         raise ValueError(f"reset options in match mode must give exactly "
@@ -106,11 +115,17 @@ def _match_options(options: dict | None, n: int):
     seeds = np.asarray(options["match_seeds"]).reshape(-1)
     if seeds.shape != (n,) or not np.issubdtype(seeds.dtype, np.integer):
         raise ValueError(f"'match_seeds' must be {n} integers, got {options['match_seeds']!r}")
-    seats = np.asarray(options["learner_seats"], dtype=np.int64).reshape(-1)
-    if seats.shape != (n,) or ((seats != 0) & (seats != 1)).any():
-        raise ValueError(f"'learner_seats' must be {n} seats, each 0 or 1, "
-                         f"got {options['learner_seats']!r}")
-    return seeds, seats
+    return seeds, given_seats(options["learner_seats"], n, "learner_seats")
+
+
+def _integer_actions(actions) -> np.ndarray:
+    """``actions`` as an array of integer ids: floats (not truncated), bools and objects are
+    refused, as ``SixtySixEnv.step`` refuses them one by one."""
+    actions = np.asarray(actions)
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalActionError(f"actions must be integer action ids 0-{NUM_ACTIONS - 1}, "
+                                 f"got dtype {actions.dtype}", actions, ())
+    return actions
 
 
 class _Games:
@@ -149,7 +164,8 @@ class SixtySixVectorEnv(VectorEnv):
     Keyword arguments as :class:`~sixtysix_env.env.single_agent.SixtySixEnv`
     (``opponent``, ``rules``, ``mode`` ``"hand"`` or ``"match"``, ``hand_rewards``,
     ``learner_seat``, ``illegal_action``, ``illegal_reward``; ``render_mode`` only
-    None: it draws nothing, and ``render_view`` is checked and kept), plus ``num_envs``,
+    None: it draws nothing, and ``render_view`` is checked and kept), plus ``num_envs``
+    (1 to :data:`MAX_NUM_ENVS`),
     ``autoreset_mode`` and ``copy`` (False: the observation arrays are the
     environment's own buffers, overwritten by the next call; True, the default,
     as Gymnasium: fresh arrays).
@@ -172,8 +188,7 @@ class SixtySixVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
     ) -> None:
-        if type(num_envs) is not int or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        check_num_envs(num_envs)  # before anything is allocated
         config, mode, weight = check_options(rules, mode, hand_rewards, None)
         if render_mode is not None:
             raise ValueError(f"the vector environment does not render (render_mode={render_mode!r}); "
@@ -235,13 +250,17 @@ class SixtySixVectorEnv(VectorEnv):
         ``options``: in hand mode ``{"decks": (N, 24), "dealers": (N,), "learner_seats":
         (N,)}`` plays given deals; in match mode ``{"match_seeds": (N,), "learner_seats":
         (N,)}`` deals each match as ``Match(rules, seed=random.Random(match_seed))`` does
-        (``SixtySixEnv.reset`` takes the same, one game at a time).
+        (``SixtySixEnv.reset`` takes the same, one game at a time, and the same values:
+        decks of card ids or card codes, a list or one string each; seats 0 or 1, integers).
+        Everything is checked before anything changes: a refused reset raises and leaves
+        every game, seat and generator as it was.
         """
-        super().reset(seed=as_seed(seed))
-        if self.mode == "match":
+        seed = as_seed(seed)
+        if self.mode == "match":  # all checked first: a refused reset changes nothing
             given = _match_options(options, self.num_envs)
         else:
             given = _deal_options(options, self.num_envs)
+        super().reset(seed=seed)
         if seed is not None or not self._np_random_seeded:
             self._np_random_seeded = True
             rng = self.np_random
@@ -364,10 +383,7 @@ class SixtySixVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(f"actions must be integer action ids 0-{NUM_ACTIONS - 1}, "
-                                     f"got dtype {actions.dtype}", actions, ())
-        actions = actions.astype(np.int64)
+        actions = _integer_actions(actions).astype(np.int64)
         hands = self._games.hands
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
             restart = self._lanes[self._ended]
@@ -497,8 +513,7 @@ class SixtySixSelfPlayVectorEnv:
 
     def __init__(self, num_envs: int = 1, rules: str | RuleConfig | dict = "altmisalti",
                  copy: bool = True) -> None:
-        if type(num_envs) is not int or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        check_num_envs(num_envs)  # before anything is allocated
         config, _, _ = check_options(rules, "hand", False, None)
         self.num_envs = num_envs
         self.rules = config
@@ -511,13 +526,18 @@ class SixtySixSelfPlayVectorEnv:
         self.np_random = np.random.default_rng()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self.np_random = np.random.default_rng(as_seed(seed))
+        """Deal every game anew; ``options`` as ``SixtySixVectorEnv``'s without
+        ``learner_seats``, checked before anything changes."""
+        seed = as_seed(seed)
         given = None
         if options:
+            if not isinstance(options, dict):
+                raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
             opts = dict(options)
             opts.setdefault("learner_seats", np.zeros(self.num_envs, np.int64))
             given = _deal_options(opts, self.num_envs)
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)
         self._deal(self._lanes, given)
         return self._observe()
 
@@ -538,7 +558,10 @@ class SixtySixSelfPlayVectorEnv:
         return obs, {"seat": seats}
 
     def step(self, actions):
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        actions = _integer_actions(actions)
+        if actions.size != self.num_envs:
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        actions = actions.astype(np.int64).reshape(self.num_envs)
         self.hands.apply(self._lanes, actions, who="the seat to act")
         over = self.hands.over()
         rewards = np.zeros((self.num_envs, 2), np.float64)
@@ -559,4 +582,4 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> SixtySixVectorEnv:
     return SixtySixVectorEnv(num_envs=num_envs, **kwargs)
 
 
-__all__ = ["SixtySixSelfPlayVectorEnv", "SixtySixVectorEnv", "make_vector_env"]
+__all__ = ["MAX_NUM_ENVS", "SixtySixSelfPlayVectorEnv", "SixtySixVectorEnv", "make_vector_env"]

@@ -625,16 +625,36 @@ def deal_from_deck(
     Cards 1-3 go to the non-dealer, 4-6 to the dealer, 7-9 to the non-dealer,
     10-12 to the dealer; card 13 is turned up as the trump card; cards 14-24
     are the stock in drawing order. ``deck`` is 24 card codes (a list, or one
-    string separated by spaces or commas) or card ids.
+    string separated by spaces or commas) or card ids, checked by :func:`parse_deck`.
+    """
+    cards = parse_deck(deck)
+    dealer = as_seat(dealer, "dealer")
+    return _deal(cards, dealer, make_rules(rules), _match_score(match_score))
+
+
+def parse_deck(deck: Sequence[int | str] | str) -> list[int]:
+    """A given deck order as card ids, checked: the one checker of given deals.
+
+    ``deck`` is 24 card codes (a list, or one string separated by spaces or
+    commas, as ``sixtysix play --deck`` takes it) or 24 card ids 0-23 (Python
+    or numpy integers: a float, even ``1.0``, or a bool is refused, as
+    everywhere, see :mod:`sixtysix_env.util.checks`), each card once. Anything
+    else raises :class:`~sixtysix_env.util.errors.DeckError` naming the
+    position, the value and what is allowed. The environments' given deals
+    (``reset(options=...)``) go through it too.
     """
     if isinstance(deck, str):
         deck = deck.replace(",", " ").split()
-    elif not isinstance(deck, Iterable):
+    elif not isinstance(deck, Iterable) or _is_array_scalar(deck):
         raise DeckError(
             f"a deck is 24 card codes (a list, or one string) or card ids 0-23, got {deck!r}"
         )
+    if hasattr(deck, "__len__") and len(deck) != NUM_CARDS:
+        raise DeckError(f"a deck has exactly 24 cards, got {len(deck)}")
     cards = []
     for i, x in enumerate(deck):
+        if i == NUM_CARDS:
+            raise DeckError("a deck has exactly 24 cards, got more")
         if isinstance(x, str):
             try:
                 cards.append(parse_card(x))
@@ -659,8 +679,12 @@ def deal_from_deck(
             f"duplicate card(s) in deck: {' '.join(dup)}; missing: "
             + " ".join(card_code(c) for c in missing)
         )
-    dealer = as_seat(dealer, "dealer")
-    return _deal(cards, dealer, make_rules(rules), _match_score(match_score))
+    return cards
+
+
+def _is_array_scalar(x: Any) -> bool:
+    """A 0-d array (numpy's), which says it is iterable and is not."""
+    return getattr(x, "ndim", None) == 0
 
 
 def _match_score(score: Any) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from ..game.actions import NUM_ACTIONS, action_name  # noqa: E402
 from ..game.cards import NUM_CARDS, bits_of  # noqa: E402
 from ..game.engine import HandResult  # noqa: E402
 from ..game.rules import RuleConfig, make_rules  # noqa: E402
-from ..policy.observation import OBS_SIZE, _rules_part  # noqa: E402
+from ..policy.observation import OBS_SIZE, rules_features  # noqa: E402
 from ..util.errors import DeckError, IllegalActionError  # noqa: E402
 from . import kernels as kn  # noqa: E402
 
@@ -36,7 +36,7 @@ class BatchedHands:
         self.S[:, kn.OVER] = 1  # nothing dealt yet
         self.K = np.zeros((n, kn.STOCK_LEN), np.int64)
         self.R = kn.rule_vector(self.rules)
-        self.rules_part = np.array(_rules_part(self.rules), np.float64)
+        self.rules_part = np.array(rules_features(self.rules), np.float64)
         self.all_lanes = np.arange(n, dtype=np.int64)
 
     def _lanes(self, lanes) -> np.ndarray:

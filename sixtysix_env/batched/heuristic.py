@@ -14,7 +14,22 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
+from ..game.cards import (
+    ACE,
+    ALL_CARDS,
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    KING,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    QUEEN,
+    QUEEN_KING,
+    SUIT_MASK,
+    TEN,
+)
+from ..game.rules import MARRIAGE_POINTS, TRUMP_MARRIAGE_POINTS
 from . import kernels as kn
 
 _jit = numba.njit(cache=True, nogil=True)
@@ -24,36 +39,41 @@ _HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
 _POINTS = np.array(CARD_POINTS, np.int64)
 _TRUMP_FUTURE = np.array((4, 6, 8, 8, 12, 14), np.int64)
 _TOP_DOWN = np.array((5, 4, 3, 2, 1, 0), np.int64)  # ACE, TEN, KING, QUEEN, JACK, NINE
-NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
-EXCHANGE, CLOSE = 32, 33
+_QUEEN_KING = np.array(QUEEN_KING, np.int64)
 
 
 @_jit
 def _marriage_halves(hand):
     m = 0
-    for s in range(4):
-        qk = 3 << (s * 6 + QUEEN)
+    for s in range(NUM_SUITS):
+        qk = _QUEEN_KING[s]
         if hand & qk == qk:
             m |= qk
     return m
 
 
 @_jit
+def _marriage_points(suit, ts):
+    """``rules.marriage_points``."""
+    return TRUMP_MARRIAGE_POINTS if suit == ts else MARRIAGE_POINTS
+
+
+@_jit
 def future_value(c, hand, ts, unseen, marriages_open):
-    s = c // 6
-    r = c % 6
+    s = c // NUM_RANKS
+    r = c % NUM_RANKS
     if s == ts:
         v = _TRUMP_FUTURE[r]
     elif r == ACE:
         v = 8
     elif r == TEN:
-        v = 5 if unseen >> (s * 6 + ACE) & 1 else 8
+        v = 5 if unseen >> (s * NUM_RANKS + ACE) & 1 else 8
     elif r == QUEEN or r == KING:
         v = 1
     else:
         v = 0
     if marriages_open and (r == QUEEN or r == KING):
-        partner = s * 6 + (QUEEN + KING - r)
+        partner = s * NUM_RANKS + (QUEEN + KING - r)
         if hand >> partner & 1:
             v += 32 if s == ts else 16
         elif unseen >> partner & 1:
@@ -63,8 +83,8 @@ def future_value(c, hand, ts, unseen, marriages_open):
 
 @_jit
 def _is_winner(c, lead, ts):
-    cs = c // 6
-    ls = lead // 6
+    cs = c // NUM_RANKS
+    ls = lead // NUM_RANKS
     return (cs == ls and c > lead) or (cs == ts and ls != ts)
 
 
@@ -73,7 +93,7 @@ def open_follow(hand, cards, lead, ts, my_points, opp_points, going_out, need_tr
     lp = _POINTS[lead]
     best = -1
     best_score = -1_000_000_000
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if not cards >> c & 1:
             continue
         tp = lp + _POINTS[c]
@@ -96,15 +116,15 @@ def open_follow(hand, cards, lead, ts, my_points, opp_points, going_out, need_tr
 def open_lead(hand, cards, ts, unseen):
     best = -1
     best_cost = 1_000_000_000
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if not cards >> c & 1:
             continue
-        s = c // 6
-        r = c % 6
+        s = c // NUM_RANKS
+        r = c % NUM_RANKS
         cost = _POINTS[c] + future_value(c, hand, ts, unseen, True)
         if s == ts:
             cost += 5
-        elif r == TEN and unseen >> (s * 6 + ACE) & 1:
+        elif r == TEN and unseen >> (s * NUM_RANKS + ACE) & 1:
             cost += 6
         if cost < best_cost:
             best = c
@@ -116,10 +136,10 @@ def open_lead(hand, cards, ts, unseen):
 def sure_winners(hand, opp, opp_known, ts):
     trump = _SUIT[ts]
     out = 0
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if not hand >> c & 1:
             continue
-        s = c // 6
+        s = c // NUM_RANKS
         if opp & _HIGHER[c]:
             continue
         if s != ts and opp & trump and not (opp_known & _SUIT[s]):
@@ -132,8 +152,8 @@ def sure_winners(hand, opp, opp_known, ts):
 def _top_run(hand, suit, gone, per_trick):
     pts = 0
     n = 0
-    for k in range(6):
-        c = suit * 6 + _TOP_DOWN[k]
+    for k in range(NUM_RANKS):
+        c = suit * NUM_RANKS + _TOP_DOWN[k]
         if gone >> c & 1:
             continue
         if not hand >> c & 1:
@@ -148,10 +168,10 @@ def sure_close_total(hand, ts, gone, points, won_trick, opponent_trumps, per_tri
     total = points
     if won_trick:
         best = 0
-        for s in range(4):
-            qk = 3 << (s * 6 + QUEEN)
+        for s in range(NUM_SUITS):
+            qk = _QUEEN_KING[s]
             if hand & qk == qk:
-                best = max(best, 40 if s == ts else 20)
+                best = max(best, _marriage_points(s, ts))
         total += best
     pts, n_sure = _top_run(hand, ts, gone, per_trick)
     total += pts
@@ -192,13 +212,13 @@ def heuristic_action(S, R, i, s, per_trick):
     else:
         opp_known = S[i, kn.KNOWN + o] & opp_hand
     opp_excl = S[i, kn.EXCLUDED + o] & ~(played | hand)
-    unseen = 0xFFFFFF & ~hand & ~played & ~opp_known
+    unseen = ALL_CARDS & ~hand & ~played & ~opp_known
     if stock_left:
         unseen &= ~(1 << S[i, kn.TRUMP_CARD])
     ts = S[i, kn.TRUMP_SUIT]
     trump = _SUIT[ts]
     go = R[kn.R_GOING_OUT]
-    cards = legal & 0xFFFFFF
+    cards = legal & ALL_CARDS
     lead = S[i, kn.LEAD]
     if lead < 0:
         return _lead(S, R, i, s, legal, strict, hand, opp_hand, opp_known, opp_excl, unseen, ts,
@@ -206,13 +226,13 @@ def heuristic_action(S, R, i, s, per_trick):
     # -- following
     lp = _POINTS[lead]
     winners = 0
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if cards >> c & 1 and _is_winner(c, lead, ts):
             winners |= 1 << c
     losers = cards & ~winners
     my_pts = S[i, kn.CARD_PTS + s] + S[i, kn.MAR_PTS + s]
     outs = 0
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if winners >> c & 1 and my_pts + lp + _POINTS[c] >= go:
             outs |= 1 << c
     if outs:
@@ -220,7 +240,7 @@ def heuristic_action(S, R, i, s, per_trick):
     opp_pts = S[i, kn.CARD_PTS + o] + S[i, kn.MAR_PTS + o]
     if losers and winners:
         least = 1000
-        for c in range(24):
+        for c in range(NUM_CARDS):
             if losers >> c & 1:
                 least = min(least, _POINTS[c])
         if opp_pts + lp + least >= go:
@@ -238,7 +258,7 @@ def _cheapest(cards, hand, ts, unseen, marriages_open):
     """min(cards, key=(keep_value, c))."""
     best = -1
     best_keep = 1_000_000_000
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if cards >> c & 1:
             keep = _POINTS[c] + future_value(c, hand, ts, unseen, marriages_open)
             if keep < best_keep:
@@ -252,9 +272,9 @@ def _cheapest_avoiding_trumps(cards, ts):
     """min(cards, key=(card points + 15 for a trump, c))."""
     best = -1
     best_cost = 1_000_000_000
-    for c in range(24):
+    for c in range(NUM_CARDS):
         if cards >> c & 1:
-            cost = _POINTS[c] + (15 if c // 6 == ts else 0)
+            cost = _POINTS[c] + (15 if c // NUM_RANKS == ts else 0)
             if cost < best_cost:
                 best = c
                 best_cost = cost
@@ -267,25 +287,25 @@ def _lead(S, R, i, s, legal, strict, hand, opp_hand, opp_known, opp_excl, unseen
     o = 1 - s
     # Marriages: the trump one first.
     best = 0
-    for a in range(24, 32):
+    for a in range(FIRST_MARRIAGE, EXCHANGE):
         if legal >> a & 1:
-            best = max(best, 40 if (a - 24) // 2 == ts else 20)
+            best = max(best, _marriage_points((a - FIRST_MARRIAGE) // 2, ts))
     if best:
         if strict:
             opp = opp_known | (unseen & ~opp_excl)
             sure = sure_winners(hand, opp, opp_known, ts)
-            for a in range(24, 32):
-                suit = (a - 24) // 2
-                if legal >> a & 1 and (40 if suit == ts else 20) == best:
-                    card = suit * 6 + (KING if (a - 24) % 2 else QUEEN)
+            for a in range(FIRST_MARRIAGE, EXCHANGE):
+                suit = (a - FIRST_MARRIAGE) // 2
+                if legal >> a & 1 and _marriage_points(suit, ts) == best:
+                    card = suit * NUM_RANKS + (KING if (a - FIRST_MARRIAGE) % 2 else QUEEN)
                     if sure >> card & 1:
                         return a
         # Lead the queen: the first queen among the best options, else the first king.
         for want in (0, 1):
-            for a in range(24, 32):
-                suit = (a - 24) // 2
-                if (legal >> a & 1 and (a - 24) % 2 == want
-                        and (40 if suit == ts else 20) == best):
+            for a in range(FIRST_MARRIAGE, EXCHANGE):
+                suit = (a - FIRST_MARRIAGE) // 2
+                if (legal >> a & 1 and (a - FIRST_MARRIAGE) % 2 == want
+                        and _marriage_points(suit, ts) == best):
                     return a
     if legal >> CLOSE & 1 and _should_close(S, i, s, hand, opp_known, opp_excl, unseen, ts,
                                            played, go, per_trick):
@@ -297,13 +317,13 @@ def _lead(S, R, i, s, legal, strict, hand, opp_hand, opp_known, opp_excl, unseen
             sure_trumps = sure & trump
             if sure_trumps and opp & trump:
                 top = -1
-                for c in range(24):
+                for c in range(NUM_CARDS):
                     if sure_trumps >> c & 1:
                         top = c
                 return top
             top = -1
             top_pts = -1
-            for c in range(24):
+            for c in range(NUM_CARDS):
                 if sure >> c & 1 and _POINTS[c] >= top_pts:
                     top = c
                     top_pts = _POINTS[c]
@@ -311,8 +331,8 @@ def _lead(S, R, i, s, legal, strict, hand, opp_hand, opp_known, opp_excl, unseen
         return _cheapest_avoiding_trumps(cards, ts)
     halves = _marriage_halves(hand)
     if S[i, kn.TRICKS + s] == 0 and halves:
-        for c in range(24):
-            if (cards >> c & 1 and c % 6 == ACE and c // 6 != ts and not halves >> c & 1):
+        for c in range(NUM_CARDS):
+            if (cards >> c & 1 and c % NUM_RANKS == ACE and c // NUM_RANKS != ts and not halves >> c & 1):
                 if S[i, kn.CARD_PTS + o] + 21 < go:
                     return c
                 break

@@ -54,18 +54,55 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..game import engine as ref
 from ..game import events
-from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, SUIT_MASK
-from ..game.rules import BEATS, FAILED_CLOSE_PENALTIES, ONE_POINT_TOTAL, RuleConfig
-from ..policy.observation import INDEX
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS
+from ..game.cards import (
+    ALL_CARDS,
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    KING,
+    NINE,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    QUEEN,
+    QUEEN_KING,
+    SUIT_MASK,
+)
+from ..game.rules import (
+    BEATS,
+    FAILED_CLOSE_PENALTIES,
+    MARRIAGE_POINTS,
+    ONE_POINT_TOTAL,
+    TRUMP_MARRIAGE_POINTS,
+    RuleConfig,
+)
+from ..policy.observation import (
+    CARD_POINTS_SCALE,
+    HAND_SIZE_SCALE,
+    INDEX,
+    MARRIAGE_POINTS_SCALE,
+    STOCK_LEFT_SLOTS,
+    TRICKS_SCALE,
+)
 
-HAND, CARD_PTS, MAR_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
-STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
-LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
+# Fields 0-23 are the reference state's ``v`` (game.engine names them); 24-42 are the
+# kernels' own (what the reference keeps in ``log``, ``close_info`` and ``result``).
+HAND, CARD_PTS, MAR_PTS, TRICKS, PLAYED = ref.HAND, ref.CARD_PTS, ref.MARRIAGE_PTS, ref.TRICKS, ref.PLAYED
+KNOWN, EXCLUDED, STOCK_POS, TRUMP_CARD = ref.KNOWN, ref.EXCLUDED, ref.STOCK_POS, ref.TRUMP_CARD
+TRUMP_SUIT, DEALER, LEADER, TO_MOVE = ref.TRUMP_SUIT, ref.DEALER, ref.LEADER, ref.TO_MOVE
+LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = ref.LEAD, ref.CLOSED_BY, ref.TRICK_NO, ref.JUST_CLOSED
 WON, MAR_SUITS, EXCHANGED, CLOSE_INFO, HAS_CLOSE = 24, 26, 28, 30, 33
 OVER, WINNER, GP, REASON, LAST_WON, TOTALS, SCORE = 34, 35, 36, 37, 38, 39, 41
 NUM_FIELDS = 43
-STOCK_LEN = 11
+assert WON == ref.NUM_FIELDS, "the kernels' own fields follow the reference state's"
+HAND_SIZE = ref.HAND_SIZE
+#: The deck's order when dealt (game.engine._deal): three cards to the non-dealer, three to
+#: the dealer, three and three again, then the trump card turned up, then the stock.
+DEAL_PACKET = ref.DEAL_PACKET
+TRUMP_POS = 2 * HAND_SIZE
+STOCK_LEN = NUM_CARDS - TRUMP_POS - 1
 
 # Reason codes: the index in REASONS (the environments' info["hand_reason"] codes).
 REASONS = ("", events.WENT_OUT, events.FAILED_CLOSE, events.LAST_TRICK, events.TIE)
@@ -78,6 +115,7 @@ R_GOING_OUT, R_LAST_TRICK_BONUS, R_MATCH_TARGET = 7, 8, 9
 NUM_RULES = 10
 
 _SUIT = np.array(SUIT_MASK, np.int64)
+_QUEEN_KING = np.array(QUEEN_KING, np.int64)
 _HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
 _POINTS = np.array(CARD_POINTS, np.int64)
 _BEATS = np.array(BEATS, np.int64)  # [trump suit, lead] -> the cards that beat it
@@ -133,15 +171,13 @@ def deal(S, K, lanes, decks, dealers, scores):
         d = dealers[j]
         non = 1 - d
         deck = decks[j]
-        for k in range(3):
-            S[i, HAND + non] |= 1 << deck[k]
-            S[i, HAND + d] |= 1 << deck[3 + k]
-            S[i, HAND + non] |= 1 << deck[6 + k]
-            S[i, HAND + d] |= 1 << deck[9 + k]
-        S[i, TRUMP_CARD] = deck[12]
-        S[i, TRUMP_SUIT] = deck[12] // 6
+        for k in range(TRUMP_POS):
+            seat = non if k // DEAL_PACKET % 2 == 0 else d
+            S[i, HAND + seat] |= 1 << deck[k]
+        S[i, TRUMP_CARD] = deck[TRUMP_POS]
+        S[i, TRUMP_SUIT] = deck[TRUMP_POS] // NUM_RANKS
         for k in range(STOCK_LEN):
-            K[i, k] = deck[13 + k]
+            K[i, k] = deck[TRUMP_POS + 1 + k]
         S[i, DEALER] = d
         S[i, LEADER] = non
         S[i, TO_MOVE] = non
@@ -169,7 +205,7 @@ def legal_mask(S, R, i):
     if lead >= 0:
         if closed or stock_left == 0:
             # rules.follow_mask
-            follow = hand & _SUIT[lead // 6]
+            follow = hand & _SUIT[lead // NUM_RANKS]
             if follow:
                 if R[R_MUST_BEAT]:
                     higher = follow & _HIGHER[lead]
@@ -184,18 +220,18 @@ def legal_mask(S, R, i):
     # rules.marriage_refusal
     if won and not ((closed or stock_left == 0)
                     and not (R[R_MARRIAGE_AFTER_CLOSE] or S[i, JUST_CLOSED])):
-        for s in range(4):
-            qk = 3 << (s * 6 + 2)  # the queen and the king
+        for s in range(NUM_SUITS):
+            qk = _QUEEN_KING[s]
             if hand & qk == qk:
-                m |= 3 << (24 + 2 * s)
+                m |= 3 << (FIRST_MARRIAGE + 2 * s)  # declared with the queen or the king
     # rules.exchange_refusal
-    if (hand >> (ts * 6) & 1 and won and not closed and stock_left > 0
+    if (hand >> (ts * NUM_RANKS + NINE) & 1 and won and not closed and stock_left > 0
             and stock_left >= R[R_MIN_EXCHANGE]):
-        m |= 1 << 32
+        m |= 1 << EXCHANGE
     # rules.close_refusal
     if (not closed and stock_left > 0 and (S[i, TRICK_NO] > 0 or R[R_CLOSE_ON_FIRST_LEAD])
             and stock_left >= R[R_MIN_CLOSE]):
-        m |= 1 << 33
+        m |= 1 << CLOSE
     return m
 
 
@@ -285,15 +321,15 @@ def apply_one(S, K, R, i, action):
     """``engine._apply`` on lane ``i``: the action must be legal there."""
     p = S[i, TO_MOVE]
     ts = S[i, TRUMP_SUIT]
-    if action == 32:  # exchange the trump 9
-        nine = ts * 6
+    if action == EXCHANGE:  # the trump 9 for the face-up trump card
+        nine = ts * NUM_RANKS + NINE
         taken = S[i, TRUMP_CARD]
         S[i, HAND + p] = (S[i, HAND + p] & ~(1 << nine)) | (1 << taken)
         S[i, KNOWN + p] |= 1 << taken
         S[i, TRUMP_CARD] = nine
         S[i, EXCHANGED + p] = 1
         return
-    if action == 33:  # close
+    if action == CLOSE:
         o = 1 - p
         S[i, CLOSED_BY] = p
         S[i, JUST_CLOSED] = 1
@@ -302,12 +338,12 @@ def apply_one(S, K, R, i, action):
         S[i, CLOSE_INFO + 2] = S[i, TRICKS + o]
         S[i, HAS_CLOSE] = 1
         return
-    if action >= 24:  # lead a queen or king, declaring the marriage
-        k = action - 24
+    if action >= FIRST_MARRIAGE:  # lead a queen or king, declaring the marriage
+        k = action - FIRST_MARRIAGE
         suit = k // 2
-        c = suit * 6 + (3 if k % 2 else 2)
+        c = suit * NUM_RANKS + (KING if k % 2 else QUEEN)
         shown = c - 1 if k % 2 else c + 1
-        S[i, MAR_PTS + p] += 40 if suit == ts else 20
+        S[i, MAR_PTS + p] += TRUMP_MARRIAGE_POINTS if suit == ts else MARRIAGE_POINTS
         S[i, KNOWN + p] |= 1 << shown
         S[i, MAR_SUITS + p] |= 1 << suit
         S[i, HAND + p] ^= 1 << c
@@ -329,8 +365,8 @@ def apply_one(S, K, R, i, action):
         S[i, TO_MOVE] = 1 - p
         return
     leader = 1 - p
-    ls = lead // 6
-    fs = c // 6
+    ls = lead // NUM_RANKS
+    fs = c // NUM_RANKS
     closed = S[i, CLOSED_BY] >= 0
     pos = S[i, STOCK_POS]
     stock_left = STOCK_LEN - pos
@@ -401,7 +437,7 @@ def _popcount(m):
 
 @_jit
 def _cards(obs, j, start, m):
-    for b in range(24):
+    for b in range(NUM_CARDS):
         obs[j, start + b] = m >> b & 1
 
 
@@ -429,7 +465,7 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     own_excl = S[i, EXCLUDED + s] & ~gone
     over = S[i, OVER]
     to_move = -1 if over else S[i, TO_MOVE]
-    unseen = 0xFFFFFF & ~(hand | my_played | opp_played | opp_known)
+    unseen = ALL_CARDS & ~(hand | my_played | opp_played | opp_known)
     trump = 0
     if stock_left:
         unseen &= ~(1 << S[i, TRUMP_CARD])
@@ -449,7 +485,7 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     _cards(obs, j, O_MY_KNOWN, own_known)
     _cards(obs, j, O_MY_EXCL, own_excl)
     ts = S[i, TRUMP_SUIT]
-    for k in range(4):
+    for k in range(NUM_SUITS):
         obs[j, O_TRUMP_SUIT + k] = 1 if k == ts else 0
         obs[j, O_OPP_VOID + k] = 0 if maybe & _SUIT[k] else 1
         obs[j, O_MY_MAR + k] = S[i, MAR_SUITS + s] >> k & 1
@@ -469,23 +505,23 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     obs[j, f + 11] = S[i, EXCHANGED + s]
     obs[j, f + 12] = S[i, EXCHANGED + o]
     obs[j, f + 13] = over
-    for k in range(7):
+    for k in range(STOCK_LEFT_SLOTS):
         obs[j, O_STOCK + k] = 0
     obs[j, O_STOCK + (stock_left + 1 >> 1)] = 1
     n = O_NUMBERS
-    obs[j, n] = np.float32(S[i, CARD_PTS + s] / 120)
-    obs[j, n + 1] = np.float32(S[i, CARD_PTS + o] / 120)
-    obs[j, n + 2] = np.float32(S[i, MAR_PTS + s] / 100)
-    obs[j, n + 3] = np.float32(S[i, MAR_PTS + o] / 100)
-    obs[j, n + 4] = np.float32(S[i, TRICKS + s] / 12)
-    obs[j, n + 5] = np.float32(S[i, TRICKS + o] / 12)
-    obs[j, n + 6] = np.float32(_popcount(opp_hand) / 6)
+    obs[j, n] = np.float32(S[i, CARD_PTS + s] / CARD_POINTS_SCALE)
+    obs[j, n + 1] = np.float32(S[i, CARD_PTS + o] / CARD_POINTS_SCALE)
+    obs[j, n + 2] = np.float32(S[i, MAR_PTS + s] / MARRIAGE_POINTS_SCALE)
+    obs[j, n + 3] = np.float32(S[i, MAR_PTS + o] / MARRIAGE_POINTS_SCALE)
+    obs[j, n + 4] = np.float32(S[i, TRICKS + s] / TRICKS_SCALE)
+    obs[j, n + 5] = np.float32(S[i, TRICKS + o] / TRICKS_SCALE)
+    obs[j, n + 6] = np.float32(_popcount(opp_hand) / HAND_SIZE_SCALE)
     target = R[R_MATCH_TARGET]
     obs[j, n + 7] = np.float32(min(S[i, SCORE + s] / target, 1.0))
     obs[j, n + 8] = np.float32(min(S[i, SCORE + o] / target, 1.0))
     if S[i, HAS_CLOSE]:
-        obs[j, n + 9] = np.float32(S[i, CLOSE_INFO] / 120)
-        obs[j, n + 10] = np.float32(S[i, CLOSE_INFO + 1] / 100)
+        obs[j, n + 9] = np.float32(S[i, CLOSE_INFO] / CARD_POINTS_SCALE)
+        obs[j, n + 10] = np.float32(S[i, CLOSE_INFO + 1] / MARRIAGE_POINTS_SCALE)
         obs[j, n + 11] = 1.0 if S[i, CLOSE_INFO + 2] > 0 else 0.0
     else:
         obs[j, n + 9] = 0.0
@@ -494,7 +530,7 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     for k in range(rules_part.shape[0]):
         obs[j, O_RULES + k] = np.float32(rules_part[k])
     m = legal_mask(S, R, i) if to_move == s else 0
-    for a in range(34):
+    for a in range(NUM_ACTIONS):
         masks[j, a] = m >> a & 1
 
 

@@ -50,13 +50,29 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..game.actions import marriage_action
-from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
+from ..game.cards import (
+    ALL_CARDS,
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    PARTNER_BIT,
+    SUIT_MASK,
+)
 from ..game.engine import State
 from ..game.events import Exchange, Marriage, Trick
-from ..game.rules import BEATS, RuleConfig, counted_total, failed_close_points, marriage_points
+from ..game.rules import (
+    BEATS,
+    ONE_POINT_TOTAL,
+    RuleConfig,
+    counted_total,
+    failed_close_points,
+    marriage_points,
+)
 from ..game.rules import marriage_refusal as _marriage_refusal
-from ..policy.observation import OBS_SIZE, _rules_part
+from ..policy.observation import OBS_SIZE, rules_features
 from . import heuristic as hb
 from . import kernels as kn
 
@@ -65,6 +81,7 @@ __all__ = ["CompiledSolver", "load_state"]
 _jit = numba.njit(cache=True, nogil=True)
 
 INF = 1000
+_MARRIAGE_ACTIONS = (1 << (EXCHANGE - FIRST_MARRIAGE)) - 1  # the 8 marriage bits, from bit 0
 C_TRUMP, C_MUST, C_MARRY, C_GO, C_BONUS, C_PEN, C_CTOTAL, C_CTRICKS = range(8)
 C_GEN, C_CTX, C_NODES, C_KEEP = 8, 9, 10, 11
 NUM_CONSTANTS = 12
@@ -80,7 +97,7 @@ _BEATS = np.array(BEATS, np.int64)
 _PARTNER = np.array(PARTNER_BIT, np.int64)
 #: ``_MARRIAGE[trump suit, card]``: the points of a marriage declared with that card.
 _MARRIAGE = np.array(
-    [[marriage_points(c // NUM_RANKS, ts) for c in range(NUM_CARDS)] for ts in range(4)], np.int64
+    [[marriage_points(c // NUM_RANKS, ts) for c in range(NUM_CARDS)] for ts in range(NUM_SUITS)], np.int64
 )
 #: The marriage action that leads ``card`` (-1 for a card that is no queen or king).
 _MARRIAGE_ACTION = np.array(
@@ -93,7 +110,7 @@ def _game_points(loser_total, loser_tricks):
     # rules.game_points
     if loser_tricks == 0:
         return 3
-    return 1 if loser_total >= 33 else 2
+    return 1 if loser_total >= ONE_POINT_TOTAL else 2
 
 
 @_jit
@@ -137,7 +154,7 @@ def ran_out(C, last, cl, cf, ml, mf, tl, tf, clo):
 @_jit
 def _follow_cards(C, hf, lead):
     # rules.follow_mask
-    moves = hf & _SUIT[lead // 6]
+    moves = hf & _SUIT[lead // NUM_RANKS]
     if moves:
         if C[C_MUST]:
             beat = moves & _HIGHER[lead]
@@ -419,7 +436,7 @@ def root_action_values(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, root_
     n = 0
     if lead >= 0:
         m = _follow_cards(C, hf, lead)
-        for c in range(24):
+        for c in range(NUM_CARDS):
             if m >> c & 1:
                 acts[n] = c
                 vals[n] = after_follow(C, T, F, hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo)
@@ -427,7 +444,7 @@ def root_action_values(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, root_
         return n
     go = C[C_GO]
     ts = C[C_TRUMP]
-    for c in range(24):
+    for c in range(NUM_CARDS):
         low = 1 << c
         if not hl & low:
             continue
@@ -493,25 +510,25 @@ def rollout_action(S, R, i):
         while not (legal >> a) & 1:
             a += 1
         return a
-    if legal >> 32 & 1:
-        return 32
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
     p = S[i, kn.TO_MOVE]
     hand = S[i, kn.HAND + p]
     ts = S[i, kn.TRUMP_SUIT]
     lead = S[i, kn.LEAD]
-    unseen = ((1 << 24) - 1) & ~hand & ~S[i, kn.PLAYED] & ~S[i, kn.PLAYED + 1]
-    cards = legal & ((1 << 24) - 1)
+    unseen = ALL_CARDS & ~hand & ~S[i, kn.PLAYED] & ~S[i, kn.PLAYED + 1]
+    cards = legal & ALL_CARDS
     if lead < 0:
-        m = legal >> 24 & 0xFF
+        m = legal >> FIRST_MARRIAGE & _MARRIAGE_ACTIONS
         if m:
             best = -1
-            for k in range(8):
+            for k in range(EXCHANGE - FIRST_MARRIAGE):
                 if m >> k & 1:
                     # the marriage card's suit is k // 2: prefer the trump marriage
                     if best < 0 or (k // 2 == ts and best // 2 != ts):
                         best = k
             k = best & ~1  # the queen of the chosen suit if legal
-            return 24 + (k if m >> k & 1 else best)
+            return FIRST_MARRIAGE + (k if m >> k & 1 else best)
         return hb.open_lead(hand, cards, ts, unseen)
     o = 1 - p
     need_trick = S[i, kn.TRICKS + p] == 0 and hb._marriage_halves(hand) != 0
@@ -531,7 +548,7 @@ def _rollout_close(S, R, i):
         return False
     hand = S[i, kn.HAND + p]
     gone = S[i, kn.PLAYED] | S[i, kn.PLAYED + 1]
-    opp = ((1 << 24) - 1) & ~hand & ~gone
+    opp = ALL_CARDS & ~hand & ~gone
     opp_trumps = kn._popcount(opp & _SUIT[S[i, kn.TRUMP_SUIT]])
     won = S[i, kn.TRICKS + p] > 0
     return hb.sure_close_total(hand, S[i, kn.TRUMP_SUIT], gone, total, won, opp_trumps, 0) >= go
@@ -556,16 +573,16 @@ def rollout(C, T, F, S, K, R, i, close, searcher, close_points, scratch, prior_s
         if S[i, kn.CLOSED_BY] >= 0 or S[i, kn.STOCK_POS] == kn.STOCK_LEN:
             return True, solve_lane(C, T, F, S, R, i)
         p = S[i, kn.TO_MOVE]
-        if close and S[i, kn.LEAD] < 0 and kn.legal_mask(S, R, i) >> 33 & 1:
+        if close and S[i, kn.LEAD] < 0 and kn.legal_mask(S, R, i) >> CLOSE & 1:
             if p == searcher:
                 if S[i, kn.CARD_PTS + p] + S[i, kn.MAR_PTS + p] >= close_points:
                     _copy_lane(S, K, i, scratch)
-                    kn.apply_one(S, K, R, scratch, 33)
+                    kn.apply_one(S, K, R, scratch, CLOSE)
                     val = solve_lane(C, T, F, S, R, scratch)
                     if (val if p == 0 else -val) > 0:
                         return True, val
             elif _rollout_close(S, R, i):
-                kn.apply_one(S, K, R, i, 33)
+                kn.apply_one(S, K, R, i, CLOSE)
                 continue
         if prior_seats >> p & 1:
             return False, 0
@@ -842,7 +859,7 @@ class CompiledSolver:
         think = np.flatnonzero(~forced)
         if len(think):
             if self._rules_part is None:
-                self._rules_part = np.array(_rules_part(self.rules), np.float64)
+                self._rules_part = np.array(rules_features(self.rules), np.float64)
             k = len(think)
             obs = np.empty((k, OBS_SIZE), np.float32)
             legal = np.empty((k, 34), np.int8)

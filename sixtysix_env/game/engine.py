@@ -98,9 +98,13 @@ from .rules import (
 HAND, CARD_PTS, MARRIAGE_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
 STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
 LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
-_NV = 24
+#: The number of fields of ``State.v`` (the batched engine's first fields are the same).
+NUM_FIELDS = 24
+_NV = NUM_FIELDS
 
 HAND_SIZE = 6
+#: Cards dealt to a player at a time: 3 + 3 (docs/rules.md §2).
+DEAL_PACKET = 3
 _B0, _B1, _B2, _B3, _B4 = BYTE_BITS
 class State:
     """A position in one hand. Immutable by convention: ``apply`` returns a new one."""
@@ -128,7 +132,7 @@ class State:
         return self._copy()
 
     def __getstate__(self):
-        return {k: getattr(self, k) for k in self.__slots__ if k != "_legal"}
+        return {k: getattr(self, k) for k in State.__slots__ if k != "_legal"}
 
     def __setstate__(self, d) -> None:
         for k, val in d.items():
@@ -629,7 +633,7 @@ def deal_from_deck(
     """
     cards = parse_deck(deck)
     dealer = as_seat(dealer, "dealer")
-    return _deal(cards, dealer, make_rules(rules), _match_score(match_score))
+    return _deal(cards, dealer, make_rules(rules), as_match_score(match_score))
 
 
 def parse_deck(deck: Sequence[int | str] | str) -> list[int]:
@@ -687,7 +691,7 @@ def _is_array_scalar(x: Any) -> bool:
     return getattr(x, "ndim", None) == 0
 
 
-def _match_score(score: Any) -> tuple[int, int]:
+def as_match_score(score: Any) -> tuple[int, int]:
     """``match_score`` checked: two game-point totals, integers >= 0."""
     try:
         pair = tuple(score)
@@ -706,11 +710,10 @@ def _match_score(score: Any) -> tuple[int, int]:
 def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> State:
     non = 1 - dealer
     hands = [0, 0]
-    for c in cards[0:3] + cards[6:9]:
-        hands[non] |= 1 << c
-    for c in cards[3:6] + cards[9:12]:
-        hands[dealer] |= 1 << c
-    return _new_state(rules, hands, cards[12], cards[13:], dealer, match_score)
+    trump_pos = 2 * HAND_SIZE
+    for k in range(trump_pos):
+        hands[non if k // DEAL_PACKET % 2 == 0 else dealer] |= 1 << cards[k]
+    return _new_state(rules, hands, cards[trump_pos], cards[trump_pos + 1:], dealer, match_score)
 
 
 def random_deck(rng: random.Random | int | None = None) -> list[int]:
@@ -731,7 +734,7 @@ def new_hand(
     dealer = as_seat(dealer, "dealer")
     if type(rules) is not RuleConfig:
         rules = make_rules(rules)
-    return _deal(random_deck(seed), dealer, rules, _match_score(match_score))
+    return _deal(random_deck(seed), dealer, rules, as_match_score(match_score))
 
 
 def play_actions(state: State, actions: Iterable[int | str]) -> State:

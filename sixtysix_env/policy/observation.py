@@ -102,6 +102,14 @@ from ..game.view import PlayerView
 #: Version of the observation layout documented above.
 OBS_VERSION = 1
 
+#: What the numbers of the table are divided by (the batched engine's kernels read the same).
+CARD_POINTS_SCALE = 120
+MARRIAGE_POINTS_SCALE = 100
+TRICKS_SCALE = 12
+HAND_SIZE_SCALE = 6
+#: The one-hot of stock_left: 0, 1, 3, 5, 7, 9, 11 face-down cards.
+STOCK_LEFT_SLOTS = 7
+
 
 #: (name, length) of every field, in the table's order.
 _FIELD_LENGTHS = (
@@ -135,7 +143,7 @@ _FIELD_LENGTHS = (
     ("my_exchange", 1),
     ("opp_exchange", 1),
     ("hand_over", 1),
-    ("stock_left", 7),
+    ("stock_left", STOCK_LEFT_SLOTS),
     ("my_card_points", 1),
     ("opp_card_points", 1),
     ("my_marriage_points", 1),
@@ -215,7 +223,10 @@ assert INDEX["my_turn"] - _FLAGS == 0 and _F_OVER == INDEX["stock_left"] - _FLAG
 _RULES_CACHE: dict[int, tuple[RuleConfig, tuple[float, ...]]] = {}
 
 
-def _rules_part(rules: RuleConfig) -> tuple[float, ...]:
+def rules_features(rules: RuleConfig) -> tuple[float, ...]:
+    """The observation's rule part (fields must_beat_in_suit to last_trick_bonus) for
+    ``rules``: the one encoding of a rule configuration, read by this module and by the
+    batched engine's kernels."""
     entry = _RULES_CACHE.get(id(rules))
     if entry is not None and entry[0] is rules:
         return entry[1]
@@ -343,21 +354,21 @@ def _numbers(view: PlayerView) -> list[float]:
     target = view.rules.match_target
     ci = view.close_info
     nums = [
-        cp[s] / 120,
-        cp[o] / 120,
-        mp[s] / 100,
-        mp[o] / 100,
-        tricks[s] / 12,
-        tricks[o] / 12,
-        view.opponent_hand_size / 6,
+        cp[s] / CARD_POINTS_SCALE,
+        cp[o] / CARD_POINTS_SCALE,
+        mp[s] / MARRIAGE_POINTS_SCALE,
+        mp[o] / MARRIAGE_POINTS_SCALE,
+        tricks[s] / TRICKS_SCALE,
+        tricks[o] / TRICKS_SCALE,
+        view.opponent_hand_size / HAND_SIZE_SCALE,
         min(score[s] / target, 1.0),
         min(score[o] / target, 1.0),
     ]
     if ci is None:
         nums += _NO_CLOSE
     else:
-        nums += (ci[0] / 120, ci[1] / 100, float(ci[2] > 0))
-    nums += _rules_part(view.rules)
+        nums += (ci[0] / CARD_POINTS_SCALE, ci[1] / MARRIAGE_POINTS_SCALE, float(ci[2] > 0))
+    nums += rules_features(view.rules)
     return nums
 
 

@@ -38,6 +38,9 @@ from sixtysix_env.game.cards import card_code, cards_of, mask_of
 from sixtysix_env.game.engine import Close
 from sixtysix_env.game.rules import SWITCHES
 
+# Every test here runs on both engines (conftest.py: the engine fixture).
+pytestmark = pytest.mark.usefixtures("engine")
+
 PRESETS = ("altmisalti", "pagat66", "santase")
 POINTS = {"9": 0, "J": 2, "Q": 3, "K": 4, "T": 10, "A": 11}
 

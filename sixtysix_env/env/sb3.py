@@ -41,7 +41,6 @@ extra); nothing else in :mod:`sixtysix_env` imports it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -61,27 +60,37 @@ _FEATURES = "observation"
 _FINAL_KEYS = ("final_obs", "final_info")
 
 
-def _rows(info: dict[str, Any], lanes: np.ndarray) -> list[dict[str, Any]]:
-    """The per-game infos of the games ``lanes`` from a vector info (a dict of arrays, each
-    with Gymnasium's ``_key`` mask of the games that have it): numbers as Python numbers,
-    arrays as each game's row."""
-    rows: list[dict[str, Any]] = [{} for _ in range(len(lanes))]
+def _rows(info: dict[str, Any], n: int, lanes: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """The per-game infos of the games ``lanes`` (all ``n`` where None) from a vector info (a
+    dict of arrays, each with Gymnasium's ``_key`` mask of the games that have it): numbers
+    as Python numbers, arrays as each game's row."""
+    keys: list[str] = []
+    columns: list[Any] = []
+    partial: list[tuple[str, Any, list[bool]]] = []
     for key, value in info.items():
-        if key.startswith("_") or key in _FINAL_KEYS:
+        if key[0] == "_" or key in _FINAL_KEYS:
             continue
         if isinstance(value, dict):
-            items: Iterable[Any] = _rows(value, lanes)
+            items: Any = _rows(value, n, lanes)
         else:
-            value = np.asarray(value)[lanes]
+            value = np.asarray(value)
+            if lanes is not None:
+                value = value[lanes]
             items = value.tolist() if value.ndim == 1 and value.dtype != object else list(value)
         has = info.get("_" + key)
-        if has is None or np.asarray(has)[lanes].all():
-            for row, item in zip(rows, items):
-                row[key] = item
+        flags = None if has is None else np.asarray(has)[
+            slice(None) if lanes is None else lanes].tolist()
+        if flags is None or all(flags):
+            keys.append(key)
+            columns.append(items)
         else:
-            for row, item, here in zip(rows, items, np.asarray(has)[lanes].tolist()):
-                if here:
-                    row[key] = item
+            partial.append((key, items, flags))
+    rows = [dict(zip(keys, values)) for values in zip(*columns)] if columns else [
+        {} for _ in range(n if lanes is None else len(lanes))]
+    for key, items, flags in partial:
+        for row, item, here in zip(rows, items, flags):
+            if here:
+                row[key] = item
     return rows
 
 
@@ -131,7 +140,6 @@ class SB3VecEnv(VecEnv):
         self.env = env
         self.observation_format = observation_format
         self._features = observation_format == "features"
-        self._lanes = np.arange(env.num_envs, dtype=np.int64)
         self._actions: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._seed: int | None = None
@@ -152,7 +160,7 @@ class SB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self._mask = obs[_MASK]
-        self.reset_infos = _rows(info, self._lanes)
+        self.reset_infos = _rows(info, self.num_envs)
         return self._view(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -167,7 +175,7 @@ class SB3VecEnv(VecEnv):
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool)
         dones = terminated | truncated
-        infos = _rows(info, self._lanes)
+        infos = _rows(info, self.num_envs)
         if dones.any():
             self._finished(np.flatnonzero(dones), info, infos)
         for row, cut in zip(infos, (truncated & ~terminated).tolist()):
@@ -178,7 +186,7 @@ class SB3VecEnv(VecEnv):
         """The finished games' infos: their last step's, with the last observation; the new
         deal's kept as the reset info."""
         final_obs = info["final_obs"]
-        finals = _rows(info.get("final_info", {}), done)
+        finals = _rows(info.get("final_info", {}), self.num_envs, done)
         for i, row in zip(done.tolist(), finals):
             row["terminal_observation"] = self._view(final_obs[i])
             self.reset_infos[i] = infos[i]

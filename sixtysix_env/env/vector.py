@@ -42,7 +42,7 @@ from ..batched import require_numba
 from ..game.actions import NUM_ACTIONS
 from ..game.rules import RuleConfig
 from ..policy.observation import OBS_SIZE
-from ..util.checks import as_seed
+from ..util.checks import ALLOWED, as_seed, is_int
 from ..util.errors import IllegalActionError
 from .core import (
     MAX_NUM_ENVS,
@@ -112,9 +112,14 @@ def _match_options(options: dict | None, n: int):
     if set(options) != keys:
         raise ValueError(f"reset options in match mode must give exactly "
                          f"{', '.join(sorted(keys))}, got {', '.join(sorted(map(str, options)))}")
-    seeds = np.asarray(options["match_seeds"]).reshape(-1)
-    if seeds.shape != (n,) or not np.issubdtype(seeds.dtype, np.integer):
-        raise ValueError(f"'match_seeds' must be {n} integers, got {options['match_seeds']!r}")
+    try:
+        seeds = np.asarray(options["match_seeds"]).reshape(-1)
+    except (ValueError, TypeError):  # a ragged list
+        seeds = np.zeros(0)
+    if seeds.shape != (n,) or not (np.issubdtype(seeds.dtype, np.integer) or (
+            seeds.dtype == object and all(map(is_int, seeds.tolist())))):
+        raise ValueError(f"'match_seeds' must be {n} integers ({ALLOWED}), "
+                         f"got {options['match_seeds']!r}")
     return seeds, given_seats(options["learner_seats"], n, "learner_seats")
 
 

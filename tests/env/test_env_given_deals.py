@@ -325,3 +325,18 @@ def test_num_envs_has_a_bound_checked_before_anything_is_built(vector):
             vector.SixtySixSelfPlayVectorEnv(num_envs=n)
     with pytest.raises(ValueError, match=message):
         gymnasium.make_vec("SixtySix-v0", num_envs=10**6, vectorization_mode="vector_entry_point")
+
+
+def test_vector_env_match_seeds_are_any_integers_as_in_the_single_env(vector):
+    """A seed past 2**63 (an object array) was refused as "not integers"; it is one, and
+    the single environment takes it: both deal the same match."""
+    seeds = [2**64 + 5, 3]
+    env = vector.SixtySixVectorEnv(num_envs=2, mode="match", opponent="heuristic")
+    obs, _ = env.reset(options={"match_seeds": seeds, "learner_seats": [0, 1]})
+    for i, seed in enumerate(seeds):
+        single = gymnasium.make("SixtySix-v0", mode="match", opponent="heuristic")
+        o, _ = single.reset(options={"match_seed": seed, "learner_seat": i})
+        assert np.array_equal(obs["observation"][i], o["observation"])
+    for bad in ([1.5, 2], [2**64, 2.0], [[1], [2, 3]]):
+        with pytest.raises(ValueError, match="'match_seeds' must be 2 integers"):
+            env.reset(options={"match_seeds": bad, "learner_seats": [0, 1]})

@@ -139,7 +139,8 @@ class SixtySixEnv(gymnasium.Env):
 
         Everything is checked before anything changes: a refused reset (a bad seed or
         given deal) raises and leaves the episode, the seats and the generators as they
-        were."""
+        were. An opponent that fails on its first moves (an illegal action) fails the reset
+        after the deal: then ``step`` refuses until a reset succeeds."""
         seed = as_seed(seed)
         given = self._given_deal(options)
         super().reset(seed=seed)
@@ -152,9 +153,9 @@ class SixtySixEnv(gymnasium.Env):
             seat = self.learner_seat
         if given is not None:
             seat = given[-1]
+        self._over = True  # until the opponent has moved: a reset it breaks leaves no game
         self.seat = seat
         self._table.deal(rng, given)
-        self._over = False
         _, over, _ = self._opponent_moves()
         self._over = over
         self._quiet_info = self._info(None)

@@ -19,6 +19,7 @@ import pytest
 import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
 from sixtysix_env import DeckError, IllegalActionError, card_code, random_deck
 from sixtysix_env.env.core import MAX_NUM_ENVS, given_seat
+from sixtysix_env.env.single_agent import SixtySixEnv
 from sixtysix_env.game.engine import parse_deck
 from sixtysix_env.game.view import player_view
 from sixtysix_env.policy.observation import encode_with_mask
@@ -340,3 +341,23 @@ def test_vector_env_match_seeds_are_any_integers_as_in_the_single_env(vector):
     for bad in ([1.5, 2], [2**64, 2.0], [[1], [2, 3]]):
         with pytest.raises(ValueError, match="'match_seeds' must be 2 integers"):
             env.reset(options={"match_seeds": bad, "learner_seats": [0, 1]})
+
+
+def test_single_env_a_reset_its_opponent_breaks_leaves_nothing_to_step():
+    """An opponent that answers an illegal action on its first move fails the reset after
+    the deal; the learner cannot then step for the seat to act (before, it played the
+    opponent's move, from the opponent's position)."""
+
+    class Cheater:
+        name = "cheater"
+
+        def act(self, view, rng):
+            return next(a for a in range(34) if not view.legal_mask >> a & 1)
+
+    env = SixtySixEnv(opponent=Cheater(), illegal_action="raise")
+    options = {"deck": DECK, "dealer": 1, "learner_seat": 1}  # the opponent leads
+    with pytest.raises(IllegalActionError, match="opponent 'cheater'"):
+        env.reset(options=options)
+    legal = env.state.legal_actions()[0]  # the opponent's legal move
+    with pytest.raises(IllegalActionError, match="the episode is over; call reset"):
+        env.step(legal)

@@ -11,9 +11,17 @@ from ..agents import make_agent
 from ..evaluation.cli import add_address_argument, add_agents_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
-from ..policy.standings import BenchmarkFileError
+from ..policy.standings import (
+    BEGIN,
+    PAGES,
+    BenchmarkFileError,
+    leaderboard_page,
+    shipped_table,
+    write_tables,
+)
 from ..util.errors import SixtySixError
 from ..util.files import write_json
+from . import board
 from .protocol import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, get_protocol
 from .report import markdown_rows
 from .run import (
@@ -44,7 +52,11 @@ how long it takes:
 examples:
   sixtysix benchmark path/to/policy.npz --quick
   sixtysix benchmark path/to/policy.npz --out-dir bench --workers 2
-  sixtysix leaderboard bench -o leaderboard.md"""
+  sixtysix leaderboard bench -o leaderboard.md
+  sixtysix benchmark path/to/policy.npz --submit --workers 2   # in a clone's root"""
+
+#: Where ``--submit`` keeps a protocol's files, from a clone's root.
+LEADERBOARD_FOLDERS = os.path.join("docs", "benchmarks")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +75,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "with --quick), and keep the pairs played in DIR/pairs/ (a stopped "
                         "run resumes from them); a file there of another agent, protocol or "
                         "mode is never written over")
+    parser.add_argument("--submit", action="store_true",
+                        help="put the agents on this clone's leaderboard (run it in the "
+                        "repository's root): their figures and pairs into "
+                        "docs/benchmarks/PROTOCOL, as --out-dir writes them, then the "
+                        "leaderboard's page (docs/leaderboard.md; docs/leaderboard-PROTOCOL.md "
+                        "for another protocol) and the standings of README.md and "
+                        "docs/benchmark.md: the clone's tests stay green")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     add_address_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -80,6 +99,8 @@ def _command(args: argparse.Namespace) -> str:
         parts += ["--out-dir", args.out_dir]
     if args.json:
         parts += ["--json", args.json]
+    if args.submit:
+        parts.append("--submit")
     parts += ["--workers", str(args.workers)]
     if args.address:
         parts += ["--address", args.address]
@@ -124,10 +145,14 @@ def run(args: argparse.Namespace) -> int:
     protocol = get_protocol(args.protocol, quick=args.quick)
     agents = list(dict.fromkeys([*(protocol.ladder if args.ladder else ()), *args.agents]))
     problem, address = _usage_problem(args, agents)
+    if problem is None and args.submit:
+        problem = submit_problem(args, protocol)
     if problem is not None:
         print(f"sixtysix benchmark: {problem}", file=sys.stderr)
         return 2
     command = _command(args)
+    if args.submit:
+        args.out_dir = os.path.join(LEADERBOARD_FOLDERS, protocol.name)
     try:
         cache = _prepare(args, protocol, agents)
     except BenchmarkFileError as e:
@@ -175,6 +200,52 @@ def run(args: argparse.Namespace) -> int:
         _write_ladder(path, results, command)
         print(f"  the ladder's ratings saved to {path}")
     _print_table(protocol, results)
+    return publish(protocol) if args.submit else 0
+
+
+def submit_problem(args: argparse.Namespace, protocol: Protocol) -> str | None:
+    """What keeps ``--submit`` from running here (None: nothing): other outputs named, a
+    ``--quick`` run, or a current folder that is not a clone's root (the files it writes
+    are named)."""
+    if args.out_dir or args.json:
+        return ("--submit writes into docs/benchmarks/PROTOCOL itself: leave out --out-dir "
+                "and --json")
+    if args.quick:
+        return ("--submit puts full runs on the leaderboard (a --quick result is not a figure "
+                "to rank by): leave out --quick, or give --out-dir for a first look")
+    folder = os.path.join(LEADERBOARD_FOLDERS, protocol.name)
+    missing = [] if os.path.isdir(folder) else [f"the folder {folder}"]
+    for page in PAGES:
+        try:
+            with open(page, encoding="utf-8") as f:
+                if BEGIN not in f.read():
+                    missing.append(f"{page} with its standings block")
+        except OSError:
+            missing.append(page)
+    if missing:
+        return (f"--submit runs in the root of a clone of the repository, and writes "
+                f"{folder}, {leaderboard_page(protocol.name)}, {' and '.join(PAGES)}: "
+                f"{', '.join(missing)} not found in {os.getcwd()}")
+    return None
+
+
+def publish(protocol: Protocol) -> int:
+    """``--submit``'s last steps, once the figures and pairs are in the protocol's folder:
+    the leaderboard's page made from the folder (as ``sixtysix leaderboard`` makes it), and
+    the standings written into the README and ``docs/benchmark.md``."""
+    folder = os.path.join(LEADERBOARD_FOLDERS, protocol.name)
+    page = leaderboard_page(protocol.name)
+    if board.run(argparse.Namespace(folder=folder, output=page)) != 0:
+        print(f"sixtysix benchmark: the figures are in {folder}; the page {page} was not "
+              "written (above)", file=sys.stderr)
+        return 2
+    try:
+        changed = write_tables(PAGES, shipped_table(folder=LEADERBOARD_FOLDERS))
+    except ValueError as e:  # BenchmarkFileError too
+        print(f"sixtysix benchmark: the standings were not written: {e}", file=sys.stderr)
+        return 2
+    print(f"the standings are in {' and '.join(PAGES)}"
+          + ("" if changed else " (unchanged)"))
     return 0
 
 

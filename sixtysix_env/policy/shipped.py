@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,24 @@ def headline(summary: Mapping[str, Any]) -> str:
     """``"vs random +1.763 [+1.748, +1.778] over 10,000 paired deals; vs heuristic ..."``."""
     parts = [f"vs {opp} {figure(f)}" for opp, f in summary["against"].items()]
     return "; ".join(parts) if parts else "no evaluation recorded at export"
+
+
+#: An ``exported`` stamp as the exporters write it (UTC, ISO 8601): such stamps sort by time.
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+@functools.lru_cache(maxsize=None)
+def exported_at(name: str) -> str | None:
+    """When a shipped policy was exported (its file's ``exported`` stamp, UTC,
+    ``2026-12-07T07:59:55Z``), or None: not a shipped policy, or a file without such a
+    stamp. The standings' rule for the strongest network prefers the one shipped first."""
+    from . import read_policy
+
+    policy = shipped_policies().get(name)
+    if policy is None:
+        return None
+    stamp = read_policy(policy.path)[1].get("exported")
+    return stamp if isinstance(stamp, str) and _STAMP.fullmatch(stamp) else None
 
 
 @functools.lru_cache(maxsize=None)

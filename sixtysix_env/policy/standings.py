@@ -14,7 +14,18 @@ figure is typed twice. Only the standard library: the files are JSON.
 The README and ``docs/benchmark.md`` hold the table between the markers
 ``<!-- standings -->`` and ``<!-- /standings -->``; after the leaderboard's files change,
 ``python -m sixtysix_env.policy.standings README.md docs/benchmark.md`` writes it anew
-(``tests/project/test_standings.py`` fails while a copy differs).
+(``tests/project/test_standings.py`` fails while a copy differs), and so does
+``sixtysix benchmark AGENT --submit``. The files are read afresh on each call (no cache:
+a file added since is in the next answer).
+
+The strongest network (:func:`strongest`; the default opponent of ``sixtysix play`` and
+``sixtysix serve``, marked in the table and by ``sixtysix agents``) is the network first
+by Elo unless another is within the noise of it: an Elo gap of at most
+:data:`Z95` standard errors of the difference, each rating's error from the hands its
+file played (:attr:`Standing.elo_se`). Of the networks within the noise of the first, the
+one shipped first (the earliest ``exported`` stamp) is chosen: a new network takes the
+place only by a significant margin, and a rerun that swaps two ratings within the noise
+changes nothing.
 
 Every reader of the benchmark's files (this module, and ``sixtysix benchmark`` and
 ``sixtysix leaderboard`` above it) reads them with :func:`read_json`: only a small regular
@@ -26,7 +37,6 @@ so that the benchmark's modules and this one share them.
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
 import json
 import math
@@ -152,12 +162,20 @@ class Standing:
     timing_against: str | None
     machine: str | None
     file: str
+    #: the standard error of ``elo`` (Elo points): the fit's, from the hands played against
+    #: each rung at their fixed ratings (None where the file does not say)
+    elo_se: float | None = None
 
     def vs(self, rung: str) -> tuple[float, float, float, int] | None:
         return self.against.get(rung)
 
 
-def _folder() -> Path | None:
+def _folder(folder: str | os.PathLike | None = None) -> Path | None:
+    """The folder of the protocols' folders: ``folder`` where given (a clone's
+    ``docs/benchmarks``), else the installed one; None where it is not a folder."""
+    if folder is not None:
+        path = Path(folder)
+        return path if path.is_dir() else None
     try:
         root = importlib.resources.files(LEADERBOARD_PACKAGE)
     except ModuleNotFoundError:  # a source checkout used without installing: the
@@ -185,7 +203,7 @@ def _standing(data: dict[str, Any], path: Path) -> Standing:
     check(isinstance(agent, str) and agent != "", "agent", agent, "the agent's name")
     check(is_number(elo), "elo", elo, "a number (a file on the leaderboard is rated)")
     check(isinstance(opponents, list), "opponents", opponents, "a list of objects")
-    against = {}
+    against, hands = {}, {}
     for i, o in enumerate(opponents):
         check(isinstance(o, dict), f"opponents[{i}]", o, "an object")
         name, gp, ci, deals = (o.get(k) for k in ("name", "gp_per_hand", "gp_ci95", "deals"))
@@ -200,6 +218,12 @@ def _standing(data: dict[str, Any], path: Path) -> Standing:
                 f"{path}: opponents[{i}].gp_per_hand {gp!r} lies outside its own 95% interval "
                 f"opponents[{i}].gp_ci95 {ci!r}; a figure lies within its interval")
         against[name] = (float(gp), float(ci[0]), float(ci[1]), deals)
+        hands[name] = o.get("hands")
+        check(isinstance(hands[name], int) and not isinstance(hands[name], bool)
+              and hands[name] >= 0, f"opponents[{i}].hands", hands[name], "a whole number")
+    ladder = data.get("ladder_elo")
+    check(isinstance(ladder, dict) and all(map(is_number, ladder.values())), "ladder_elo",
+          ladder, "an object of names and numbers")
     timing = data.get("timing") or {}
     check(isinstance(timing, dict), "timing", timing, "an object")
     ms, vs, machine = timing.get("median_ms"), timing.get("against"), data.get("machine")
@@ -214,14 +238,42 @@ def _standing(data: dict[str, Any], path: Path) -> Standing:
         timing_against=vs,
         machine=machine,
         file=path.name,
+        elo_se=elo_error(float(elo), ladder, hands),
     )
 
 
-@functools.lru_cache(maxsize=4)
-def standings(protocol: str = DEFAULT_PROTOCOL) -> tuple[Standing, ...]:
+#: Standard errors in a 95% margin (the project's intervals are 95% ones).
+Z95 = 1.96
+
+
+def elo_error(elo: float, ladder: dict[str, float], hands: dict[str, int]) -> float | None:
+    """The standard error of a rating ``elo`` fitted on ``hands[rung]`` hands against each
+    rung at its fixed rating ``ladder[rung]`` (the Fisher information of the one-strength
+    Bradley-Terry fit; the hands counted as independent, which overstates the error of
+    paired deals a little). None where no hand was played against a rated rung."""
+    scale = math.log(10) / 400
+    info = 0.0
+    for rung, n in hands.items():
+        if rung in ladder:
+            p = 1.0 / (1.0 + 10.0 ** ((ladder[rung] - elo) / 400.0))
+            info += n * p * (1 - p) * scale * scale
+    return 1 / math.sqrt(info) if info > 0 else None
+
+
+def within_noise(a: Standing, b: Standing) -> bool:
+    """Whether the ratings of ``a`` and ``b`` differ by no more than the noise: at most
+    :data:`Z95` standard errors of the difference (an unknown error counts as none)."""
+    noise = Z95 * math.hypot(a.elo_se or 0.0, b.elo_se or 0.0)
+    return abs(a.elo - b.elo) <= noise
+
+
+def standings(protocol: str = DEFAULT_PROTOCOL,
+              folder: str | os.PathLike | None = None) -> tuple[Standing, ...]:
     """Every agent benchmarked on ``protocol`` (full runs, not ``--quick``), best Elo first
-    (ties by name). Empty where the files are not installed."""
-    folder = _folder()
+    (ties by name), read now from ``folder`` (the folder of the protocols' folders, a
+    clone's ``docs/benchmarks``; by default the installed files). Empty where there are
+    no files."""
+    folder = _folder(folder)
     if folder is None or not (folder / protocol).is_dir():
         return ()
     rows = []
@@ -256,25 +308,64 @@ def leaderboard_page(protocol: str = DEFAULT_PROTOCOL) -> str:
         f"docs/leaderboard-{protocol}.md")
 
 
-def standing_of(agent: str, protocol: str = DEFAULT_PROTOCOL) -> Standing | None:
-    return next((s for s in standings(protocol) if s.agent == agent), None)
+def standing_of(agent: str, protocol: str = DEFAULT_PROTOCOL,
+                folder: str | os.PathLike | None = None) -> Standing | None:
+    return next((s for s in standings(protocol, folder) if s.agent == agent), None)
 
 
-def strongest(among: list[str] | None = None, protocol: str = DEFAULT_PROTOCOL) -> Standing | None:
-    """The best-rated agent on the leaderboard (among ``among`` where given), or None."""
-    return next((s for s in standings(protocol) if among is None or s.agent in among), None)
+def _established(agent: str) -> str | None:
+    """When ``agent`` was shipped (its policy file's ``exported`` stamp), None if not a
+    shipped policy."""
+    from .shipped import exported_at
+
+    return exported_at(agent)
+
+
+def settle(rows: tuple[Standing, ...] | list[Standing]) -> Standing | None:
+    """The strongest of ``rows`` (best Elo first): of those within the noise of the first
+    (:func:`within_noise`), the one shipped first (the earliest ``exported`` stamp; an agent
+    that is no shipped policy after those, by Elo then name). So the first by Elo is
+    chosen only where it leads the others by a significant margin."""
+    if not rows:
+        return None
+    level = [s for s in rows if within_noise(rows[0], s)]
+
+    def order(s: Standing) -> tuple[bool, str, float, str]:
+        stamp = _established(s.agent)
+        return stamp is None, stamp or "", -s.elo, s.agent
+
+    return min(level, key=order)
+
+
+def strongest(among: list[str] | None = None, protocol: str = DEFAULT_PROTOCOL,
+              folder: str | os.PathLike | None = None) -> Standing | None:
+    """The strongest agent on the leaderboard (among ``among`` where given: the shipped
+    networks, for the default opponent), or None: the first by Elo unless others are
+    within the noise of it, then the one of those shipped first (:func:`settle`)."""
+    return settle([s for s in standings(protocol, folder) if among is None or s.agent in among])
 
 
 def _gp(f: tuple[float, float, float, int] | None) -> str:
     return "" if f is None else f"{f[0]:+.3f} [{f[1]:+.3f}, {f[2]:+.3f}]"
 
 
-def standings_table(protocol: str = DEFAULT_PROTOCOL, networks: list[str] | None = None) -> str:
+#: What the mark means, under the table where a network is marked.
+STRONGEST_NOTE = (
+    "(strongest network): the default opponent of `sixtysix play` and `sixtysix serve`, the "
+    "network first by Elo unless others are within the noise of it (a gap of at most 1.96 "
+    "standard errors of the difference, each from the hands its file played); then the one "
+    "of those shipped first, so that a new network takes its place only by a significant "
+    "margin.")
+
+
+def standings_table(protocol: str = DEFAULT_PROTOCOL, networks: list[str] | None = None,
+                    folder: str | os.PathLike | None = None) -> str:
     """The standings as a Markdown table (rank, agent, Elo, against ``expert``, ms per
     decision), the README's and ``docs/benchmark.md``'s copy of the leaderboard's ranking.
-    ``networks`` (the shipped policies' names) marks the strongest network."""
-    rows = standings(protocol)
-    best_net = strongest(networks, protocol) if networks else None
+    ``networks`` (the shipped policies' names) marks the strongest network (:func:`strongest`)
+    and says under the table what the mark means. ``folder``: as :func:`standings`."""
+    rows = standings(protocol, folder)
+    best_net = strongest(networks, protocol, folder) if networks else None
     lines = [
         "| rank | agent | Elo | vs `expert` (gp/hand, 95% CI) | ms/decision |",
         "| ---: | --- | ---: | ---: | ---: |",
@@ -285,6 +376,8 @@ def standings_table(protocol: str = DEFAULT_PROTOCOL, networks: list[str] | None
         ms = "" if s.median_ms is None else f"{s.median_ms:.2f}"
         lines.append(f"| {i} | {markdown_cell(s.agent, code=True)}{mark} | {s.elo:.0f} | {vs} "
                      f"| {ms} |")
+    if best_net is not None:
+        lines += ["", STRONGEST_NOTE]
     return "\n".join(lines)
 
 
@@ -293,11 +386,36 @@ BEGIN, END = "<!-- standings -->", "<!-- /standings -->"
 _BLOCK = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
 
 
-def shipped_table(protocol: str = DEFAULT_PROTOCOL) -> str:
+def shipped_table(protocol: str = DEFAULT_PROTOCOL,
+                  folder: str | os.PathLike | None = None) -> str:
     """:func:`standings_table` with the shipped policies as the networks."""
     from .shipped import shipped_names
 
-    return standings_table(protocol, shipped_names())
+    return standings_table(protocol, shipped_names(), folder)
+
+
+#: The pages that hold a copy of the standings, from a clone's root.
+PAGES = ("README.md", os.path.join("docs", "benchmark.md"))
+
+
+def write_tables(paths: list[str] | tuple[str, ...], table: str) -> list[str]:
+    """Write ``table`` into each page of ``paths`` between the markers; the pages changed.
+    ValueError naming the page where one has no block (nothing written then: every page is
+    checked first)."""
+    texts = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            texts[path] = f.read()
+        if not _BLOCK.search(texts[path]):
+            raise ValueError(f"{path}: no block between {BEGIN} and {END}")
+    changed = []
+    for path, text in texts.items():
+        new = with_table(text, table)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            changed.append(path)
+    return changed
 
 
 def with_table(text: str, table: str) -> str:
@@ -317,18 +435,13 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(table)
         return 0
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        try:
-            new = with_table(text, table)
-        except ValueError as e:
-            print(f"{path}: {e}", file=sys.stderr)
-            return 2
-        if new != text:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
-            print(f"wrote the standings into {path}")
+    try:
+        changed = write_tables(paths, table)
+    except ValueError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    for path in changed:
+        print(f"wrote the standings into {path}")
     return 0
 
 

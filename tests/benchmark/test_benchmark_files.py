@@ -24,11 +24,10 @@ from pathlib import Path
 import pytest
 
 from sixtysix_env import cli
-from sixtysix_env.benchmark import BENCHMARK_V1, PairStore
-from sixtysix_env.benchmark.run import pairs_to_play
+from _leaderboard_checks import ROOT, folder_of, pair_problems
+from sixtysix_env.benchmark import BENCHMARK_V1, PROTOCOLS, PairStore
 from sixtysix_env.policy import standings as standings_module
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POLICY = os.path.join(ROOT, "checkpoints", "sixtysix-ppo.npz")
 OUTSIDER_FILE = "heuristic_likely_points_per_trick_5.json"  # conftest.OUTSIDER's figures
 
@@ -291,17 +290,33 @@ def test_a_pair_of_another_package_version_is_played_again_and_replaced(tiny, ti
     assert _json(path)["stamp"]["package_version"] != "0.0.1"
 
 
-def test_every_committed_pair_is_reused():
+@pytest.mark.parametrize("name", sorted(PROTOCOLS))
+def test_every_committed_pair_is_reused(name):
     """The pairs kept beside the leaderboard's files pass the checks: a run of the
-    leaderboard's agents plays none of them again."""
-    folder = os.path.join(ROOT, "docs", "benchmarks", "benchmark-v1")
-    agents = sorted(_json(os.path.join(folder, f))["agent"] for f in os.listdir(folder)
-                    if f.endswith(".json") and _json(os.path.join(folder, f)).get("format")
-                    == "sixtysix-benchmark")
-    store = PairStore(os.path.join(folder, "pairs"), BENCHMARK_V1)
-    pairs = pairs_to_play(agents, BENCHMARK_V1)
-    assert len(pairs) == len(os.listdir(os.path.join(folder, "pairs")))
-    assert all(p in store for p in pairs)
+    leaderboard's agents plays none of them again, and each agent's are there (a result
+    added by --json keeps none: the message names the agent and the command)."""
+    problems = pair_problems(ROOT, name)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_result_without_its_pairs_is_named_with_the_command(tmp_path):
+    """Issue 70: `sixtysix benchmark my.npz --json docs/benchmarks/benchmark-v1/my.json`
+    keeps no pairs; the check says whose pairs are missing and what keeps them (once a bare
+    ``assert 63 == 56``)."""
+    folder = folder_of(str(tmp_path), "benchmark-v1")
+    shutil.copytree(folder_of(ROOT, "benchmark-v1"), folder)
+    for pair in Path(folder, "pairs").glob("sixtysix-ppo-v3--*.json"):
+        pair.unlink()
+    Path(folder, "pairs", "mine--random.json").write_text("{}")
+    problems = pair_problems(str(tmp_path), "benchmark-v1")
+    assert problems == [
+        "sixtysix-ppo-v3: its pairs against random, heuristic, sixtysix-ppo, sixtysix-ppo-v2, "
+        "sixtysix-ppo-v2-sym, expert, guided are not kept in docs/benchmarks/benchmark-v1/pairs "
+        "(or would be played again: another package version or agent file). A --json result "
+        "keeps none: run sixtysix benchmark sixtysix-ppo-v3 --submit in the repository's root, "
+        "which plays and keeps them (and rewrites the page and the standings)",
+        "docs/benchmarks/benchmark-v1/pairs/mine--random.json: a kept pair of no agent in the "
+        "folder: delete it"]
 
 
 # -- 6. the leaderboard: escaped, validated, small regular files ---------------------------------
@@ -540,10 +555,17 @@ def standings_folder(tmp_path, monkeypatch):
     source = os.path.join(ROOT, "docs", "benchmarks", "benchmark-v1")
     for name in ("heuristic.json", "random.json"):
         shutil.copyfile(os.path.join(source, name), folder / name)
-    monkeypatch.setattr(standings_module, "_folder", lambda: tmp_path)
-    standings_module.standings.cache_clear()
-    yield folder
-    standings_module.standings.cache_clear()
+    monkeypatch.setattr(standings_module, "_folder", lambda folder=None: tmp_path)
+    return folder
+
+
+def test_the_standings_read_the_folder_afresh(standings_folder):
+    """A file added since the last call is in the next answer (no cache across calls)."""
+    assert [s.agent for s in standings_module.standings()] == ["heuristic", "random"]
+    source = os.path.join(ROOT, "docs", "benchmarks", "benchmark-v1", "sixtysix-ppo-v3.json")
+    shutil.copyfile(source, standings_folder / "sixtysix-ppo-v3.json")
+    assert [s.agent for s in standings_module.standings()] == ["sixtysix-ppo-v3", "heuristic",
+                                                               "random"]
 
 
 def test_the_standings_table_escapes_the_agents_name(standings_folder):

@@ -146,15 +146,16 @@ def test_default_opponent_is_registered():
 
 
 def test_the_default_opponent_is_the_strongest_shipped_policy():
-    """The leaderboard's files choose it (one source: sixtysix_env/policy/standings.py)."""
+    """The leaderboard's files choose it (one source: sixtysix_env/policy/standings.py's
+    rule for the strongest network)."""
     from sixtysix_env.play.session import default_opponent
     from sixtysix_env.policy.shipped import shipped_names
-    from sixtysix_env.policy.standings import standings
+    from sixtysix_env.policy.standings import strongest
 
-    networks = [s.agent for s in standings() if s.agent in shipped_names()]
-    assert networks, "no shipped network on the leaderboard"
-    assert default_opponent() == networks[0]
-    assert GameSession(seed=1).opponent_name == networks[0]
+    best = strongest(shipped_names())
+    assert best is not None, "no shipped network on the leaderboard"
+    assert default_opponent() == best.agent
+    assert GameSession(seed=1).opponent_name == best.agent
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane

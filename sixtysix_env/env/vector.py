@@ -246,6 +246,7 @@ class SixtySixVectorEnv(VectorEnv):
         self._rngs: list[random.Random] = []
         self._deck_rngs: list[random.Random] | None = None  # given match seeds
         self._np_random_seeded = False
+        self._reset_failed = False  # a reset the opponent broke (an illegal move): step refuses
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -258,7 +259,8 @@ class SixtySixVectorEnv(VectorEnv):
         (``SixtySixEnv.reset`` takes the same, one game at a time, and the same values:
         decks of card ids or card codes, a list or one string each; seats 0 or 1, integers).
         Everything is checked before anything changes: a refused reset raises and leaves
-        every game, seat and generator as it was.
+        every game, seat and generator as it was. An opponent that fails on its first moves
+        fails the reset after the deal: then ``step`` refuses until a reset succeeds.
         """
         seed = as_seed(seed)
         if self.mode == "match":  # all checked first: a refused reset changes nothing
@@ -275,8 +277,10 @@ class SixtySixVectorEnv(VectorEnv):
                           for x in rng.integers(0, 2**63, self.num_envs)]
         self._deck_rngs = None
         self._illegal[:] = -1
+        self._reset_failed = True  # until every game is dealt and played to the learner's turn
         self._new_episodes(self._lanes, given)
         self._ended[:] = False
+        self._reset_failed = False
         return self._observe(self._lanes, final=None)
 
     def _new_episodes(self, lanes: np.ndarray, given=None) -> None:
@@ -385,6 +389,9 @@ class SixtySixVectorEnv(VectorEnv):
     # -- stepping --------------------------------------------------------------------------
 
     def step(self, actions):
+        if self._reset_failed:
+            raise IllegalActionError("the last reset() failed while the games were dealt (the "
+                                     "opponent's error above); call reset()", actions, ())
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")

@@ -361,3 +361,27 @@ def test_single_env_a_reset_its_opponent_breaks_leaves_nothing_to_step():
     legal = env.state.legal_actions()[0]  # the opponent's legal move
     with pytest.raises(IllegalActionError, match="the episode is over; call reset"):
         env.step(legal)
+
+
+def test_vector_env_a_reset_its_opponent_breaks_leaves_nothing_to_step(vector):
+    class CheatsOnce:
+        name = "cheater"
+        cheated = False
+
+        def act(self, view, rng):
+            legal = view.legal_actions()
+            if self.cheated:
+                return legal[0]
+            self.cheated = True
+            return next(a for a in range(34) if a not in legal)
+
+    env = vector.SixtySixVectorEnv(num_envs=2, opponent=CheatsOnce(), illegal_action="raise")
+    options = {"decks": [DECK, DECK], "dealers": [1, 1], "learner_seats": [1, 1]}
+    with pytest.raises(IllegalActionError, match="opponent 'cheater'"):
+        env.reset(options=options)
+    legal = env.states.legal_masks()  # the opponent's legal moves, seat 0 to act
+    actions = np.array([int(m & -m).bit_length() - 1 for m in legal.tolist()])
+    with pytest.raises(IllegalActionError, match=r"the last reset\(\) failed"):
+        env.step(actions)
+    obs, _ = env.reset(options=options)  # a reset that succeeds lets it step again
+    env.step(obs["action_mask"].argmax(axis=1))

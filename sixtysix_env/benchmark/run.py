@@ -9,6 +9,7 @@ benchmarked, and a run of several agents plays it once (``cache``).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import math
@@ -383,8 +384,15 @@ def recorded_policy(file: dict[str, str] | None) -> dict[str, Any] | None:
     for candidate in ((str(shipped.path),) if shipped else ()) + (path,):
         if (candidate.endswith(".npz") and os.path.isfile(candidate)
                 and _sha256(candidate) == file["sha256"]):
-            return policy_summary(candidate)
+            if file["sha256"] not in _SUMMARIES:  # by content: the same bytes, the same summary
+                _SUMMARIES[file["sha256"]] = policy_summary(candidate)
+            return copy.deepcopy(_SUMMARIES[file["sha256"]])
     return None
+
+
+#: The summaries :func:`recorded_policy` read, by the SHA-256 of the file's bytes (each file
+#: is hashed again on every call; only reading and checking its network is saved).
+_SUMMARIES: dict[str, dict[str, Any]] = {}
 
 
 # -- Elo ---------------------------------------------------------------------------------

@@ -16,10 +16,11 @@ Every run collects ``--rollout`` steps per update (``n_steps = rollout / n_envs`
 trains on them with batches of 256 and SB3's other defaults, so the learning costs the
 same; only the stepping differs. Prints, for each: the steps per second of the whole
 ``learn()`` and of the collection alone (the time inside ``collect_rollouts``), and the
-ratios to ``make_vec_env``; then how long the script took (about a minute and a half
-with the defaults on a quiet core). numpy's BLAS and torch run on one thread (set
-before numpy is imported): the figures are one core's. Compare the ratios, not the
-absolute figures, across machines: the machines this is run on are shared.
+ratios to ``make_vec_env``; then how long the script took (160 s with the defaults on
+this project's 2 shared cores, under a load average of 10 to 13). numpy's BLAS and
+torch run on one thread (set before numpy is imported): the figures are one core's.
+Compare the ratios, not the absolute figures, across machines: the machines this is run
+on are shared.
 """
 
 from __future__ import annotations
@@ -98,12 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     runs = [("make_vec_env", 8)] + [("SB3VecEnv", n) for n in args.sizes]
     base = None
     print(f"{'environment':<24}{'learn() steps/s':>16}{'collection steps/s':>20}"
-          f"{'ratios':>16}")
+          f"{'ratios':>18}")
     for kind, n in runs:
         whole, collection = run(kind, n, args.steps, args.rollout)
         base = base or (whole, collection)
         ratios = f"{whole / base[0]:.2f}x {collection / base[1]:.2f}x"
-        print(f"{f'{kind}, {n} games':<24}{whole:>16,.0f}{collection:>20,.0f}{ratios:>16}",
+        print(f"{f'{kind}, {n} games':<24}{whole:>16,.0f}{collection:>20,.0f}{ratios:>18}",
               flush=True)
     print(f"took {time.perf_counter() - began:.0f} s")
     return 0

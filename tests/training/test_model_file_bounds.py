@@ -9,7 +9,6 @@ import os
 import zipfile
 
 import pytest
-
 from _torch_files import Tensor, torch_file
 
 from sixtysix_env.policy.sb3 import MAX_MEMBER_BYTES, MAX_MODEL_TOTAL_BYTES
@@ -58,6 +57,9 @@ def test_a_plain_record_passes_the_bounds(tmp_path):
         ({"n_steps": -5}, "n_steps -5 is not a positive integer"),
         ({"n_steps": "many"}, "is not a positive integer"),
         ({"batch_size": 10**12}, "batch_size"),
+        # A resumed run seeds its games from it: Gymnasium's traceback for a negative seed.
+        ({"num_timesteps": -5}, "num_timesteps -5 is not a whole number of steps"),
+        ({"num_timesteps": "many"}, "num_timesteps 'many' is not a whole number"),
     ],
 )
 def test_a_record_asking_for_too_much_is_refused_before_anything_is_built(tmp_path, change,

@@ -3,12 +3,19 @@
 A run folder (``runs/NAME``) holds ``config.yaml``, ``summary.json``,
 ``best/`` and ``latest/`` (each a ``model.zip`` with its ``eval.json``), the
 evaluation log ``eval.jsonl`` and, after distillation, ``distill.json``.
+
+Its files are read bounded (:mod:`sixtysix_env.util.bounded`): only regular files (checked
+before they are opened, and opened so that a FIFO cannot block), records of at most
+:data:`MAX_RECORD_BYTES` that are JSON objects nested at most 32 levels, the saved state
+(``latest/state.json``) checked field by field (:func:`read_run_state`); what cannot be
+used is a :class:`RunFileError` naming the file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -17,10 +24,22 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from sixtysix_env.util import bounded
 from sixtysix_env.util.files import replaced
 from sixtysix_env.util.files import write_json as write_json_whole
 
-from ..config.loader import ConfigError, TrainConfig, config_from_dict, read_yaml
+from ..config.loader import ConfigError, TrainConfig, config_from_dict, read_yaml_file
+
+#: The most a run's JSON record (``state.json``, ``summary.json``, ``eval.json``,
+#: ``distill.json``) may hold: each is a few kilobytes.
+MAX_RECORD_BYTES = 1 << 20
+#: The most snapshots a saved state may list (a pool keeps ``max_snapshots`` of them).
+MAX_STATE_SNAPSHOTS = 1000
+
+
+class RunFileError(ConfigError):
+    """A file of a run folder that cannot be used: not a regular file, too large, not the
+    JSON a run writes (the message names the file and what is allowed)."""
 
 
 def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
@@ -133,7 +152,7 @@ def resumable_run(run_dir: str, config: str | None) -> str:
     """``run_dir`` if ``--resume`` may continue it (a saved run, no other config given)."""
     if config:
         raise ConfigError("--resume reads the run's own config.yaml; leave out --config")
-    if not os.path.exists(os.path.join(run_dir, "latest", "state.json")):
+    if not os.path.lexists(os.path.join(run_dir, "latest", "state.json")):
         raise ConfigError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
     return run_dir
 
@@ -187,7 +206,7 @@ def resumed_config(args, load, train_part, fixed: Sequence[str]) -> tuple[str, A
                 f"cannot change {key!r} when resuming ({a!r} -> {b!r}): the saved model "
                 f"was built with it; start a new run instead (fixed on resume: {', '.join(fixed)})"
             )
-    steps = read_json(os.path.join(run_dir, "latest", "state.json")).get("steps", 0)
+    steps = read_run_state(run_dir).get("steps", 0)
     shutil.copy(path, os.path.join(run_dir, f"config.until-{steps}.yaml"))
     return run_dir, new
 
@@ -214,23 +233,86 @@ def clear_new_run_dir(run_dir: str, force: bool) -> None:
 
 
 def read_json(path: str) -> dict:
-    """A JSON record of the run, or ``{}`` when it is missing or unreadable (records are extras)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError):
+    """A JSON record of the run, or ``{}`` when there is none (records are extras). One that
+    is there but cannot be used is refused (:class:`RunFileError`, naming it): anything but
+    a regular file, over :data:`MAX_RECORD_BYTES`, not UTF-8 JSON, not a JSON object, nested
+    over 32 levels."""
+    if not os.path.lexists(path):
         return {}
+    value = bounded.read_json(path, f"run record {path!r}", MAX_RECORD_BYTES, RunFileError)
+    if not isinstance(value, dict):
+        raise RunFileError(f"run record {path!r} is {type(value).__name__}, not a JSON object "
+                           "as a run writes it")
+    return value
+
+
+def _natural(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _snapshot_ok(s: Any) -> bool:
+    """A snapshot entry as a pool saves it: its label, its file under ``snapshots/``, steps."""
+    path = s.get("path") if isinstance(s, dict) else None
+    return (isinstance(path, str) and isinstance(s.get("label"), str) and _natural(s.get("steps"))
+            and path.replace("\\", "/").startswith("snapshots/") and path.endswith(".npz")
+            and ".." not in path.replace("\\", "/").split("/") and len(path) < 256)
+
+
+def _pool_ok(pool: Any) -> bool:
+    """The pool's saved state (:meth:`~.pool.OpponentPool.state`)."""
+    if not isinstance(pool, dict):
+        return False
+    snaps, rng = pool.get("snapshots", []), pool.get("rng", [3, [0], None])
+    return (isinstance(snaps, list) and len(snaps) <= MAX_STATE_SNAPSHOTS
+            and all(_snapshot_ok(s) for s in snaps)
+            and isinstance(rng, list) and len(rng) == 3 and type(rng[0]) is int
+            and isinstance(rng[1], list) and 0 < len(rng[1]) <= 1000
+            and all(type(n) is int for n in rng[1]) and (rng[2] is None or _number(rng[2])))
+
+
+#: The saved state's fields (both backends'), each with what it must be.
+_STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "steps": (_natural, "a whole number of steps, at least 0"),
+    "wall_time_s": (lambda v: _number(v) and v >= 0, "a number of seconds, at least 0"),
+    "best_score": (lambda v: v is None or _number(v), "a number or null"),
+    "best_steps": (lambda v: v is None or _natural(v), "a whole number of steps or null"),
+    "last": (lambda v: isinstance(v, dict) and all(_natural(n) for n in v.values()),
+             "an object of step counts"),
+    "pool": (_pool_ok, ("the pool's record: snapshots (label, path under snapshots/, steps; "
+                        f"at most {MAX_STATE_SNAPSHOTS}) and its generator's state")),
+    "slots": (lambda v: isinstance(v, dict), "an object"),
+    "league_version": (_natural, "a whole number, at least 0"),
+}
+
+
+def read_run_state(run_dir: str) -> dict[str, Any]:
+    """The saved state of a run (``latest/state.json``), read bounded (:func:`read_json`)
+    and checked field by field (``steps`` a whole number, ``pool`` its record, ...): a
+    :class:`RunFileError` naming the file and the field otherwise."""
+    path = os.path.join(run_dir, "latest", "state.json")
+    if not os.path.lexists(path):
+        raise RunFileError(f"{run_dir!r} holds no saved run (latest/state.json is missing)")
+    state = read_json(path)
+    for key, (ok, allowed) in _STATE_FIELDS.items():
+        if key in state and not ok(state[key]):
+            raise RunFileError(f"run state {path!r}: {key} {state[key]!r:.80} is not {allowed}")
+    return state
 
 
 def run_config(run_dir: str, warn_as: str = "sixtysix export") -> TrainConfig | None:
-    """The run's config, or None (with a warning) when it no longer checks."""
+    """The run's config, or None (with a warning) when it no longer checks. A config.yaml
+    that cannot be read at all (not a regular file, too large) is a :class:`ConfigError`."""
     path = os.path.join(run_dir, "config.yaml")
-    with open(path, encoding="utf-8") as f:
-        try:
-            return config_from_dict(read_yaml(f) or {}, path)
-        except ConfigError as e:
-            print(f"{warn_as}: warning: {e}; the config is left out", file=sys.stderr)
-            return None
+    values = read_yaml_file(path)
+    try:
+        return config_from_dict(values or {}, path)
+    except ConfigError as e:
+        print(f"{warn_as}: warning: {e}; the config is left out", file=sys.stderr)
+        return None
 
 
 def distillation(run_dir: str | None) -> dict | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from sixtysix_env.util.bounded import read_bounded
 from sixtysix_env.util.files import write_text
 
 from .checks import check_config, coerce_value
@@ -52,14 +53,14 @@ from .options import (
     show,
     type_name,
 )
-from .yaml_reader import read_yaml
+from .yaml_reader import MAX_CONFIG_BYTES, read_yaml, read_yaml_file
 
 __all__ = [
     "BACKENDS", "FIXED_ON_RESUME", "LEAGUE_BASELINES", "ConfigError", "RLlibConfig",
     "RLlibOptions", "SB3Options", "SharedOptions", "TrainConfig", "config_backend",
     "config_from_dict", "config_to_dict", "describe_options", "field_docs", "load_config",
-    "parse_override", "read_config_values", "read_yaml", "resolve_config", "save_config",
-    "shipped_configs", "type_name",
+    "parse_override", "read_config_values", "read_yaml", "read_yaml_file", "resolve_config",
+    "save_config", "shipped_configs", "type_name",
 ]  # fmt: skip
 
 
@@ -168,11 +169,12 @@ def shipped_configs() -> dict[str, Path]:
 def resolve_config(spec: str) -> str:
     """A config file's path from a path or the name of a shipped config.
 
-    An existing file wins; otherwise a bare name (``quickstart``, or
+    An existing file wins (anything there but a folder: the reader refuses a FIFO or a
+    device, naming it); otherwise a bare name (``quickstart``, or
     ``quickstart.yaml``) names a shipped config. Anything else is a
     :class:`ConfigError` listing the shipped names.
     """
-    if os.path.isfile(spec):
+    if os.path.lexists(spec) and not os.path.isdir(spec):
         return spec
     shipped = shipped_configs()
     base = os.path.basename(spec)
@@ -199,10 +201,14 @@ def read_config_values(
         path = resolve_config(path)
         source = path
         try:
-            with open(path, encoding="utf-8") as f:
-                loaded = read_yaml(f)
+            text = read_bounded(path, f"config {path!r}", MAX_CONFIG_BYTES,
+                                "a config is read up to", ConfigError).decode("utf-8")
         except OSError as e:
             raise ConfigError(f"cannot read config {path!r}: {e}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not UTF-8 text") from None
+        try:
+            loaded = read_yaml(text)
         except yaml.YAMLError as e:
             raise ConfigError(f"{path}: not valid YAML ({e})") from None
         except ConfigError as e:

@@ -9,10 +9,13 @@ reads YAML 1.1, where it is a string). A config is a few dozen lines: past
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 import yaml
+
+from sixtysix_env.util.bounded import read_bounded
 
 from .options import ConfigError
 
@@ -99,3 +102,21 @@ def read_yaml(stream: Any) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def read_yaml_file(path: str | os.PathLike) -> Any:
+    """The YAML document in the file ``path`` (:func:`read_yaml`), read only where it is a
+    regular file of at most :data:`MAX_CONFIG_BYTES` (a FIFO, a device or a folder is refused
+    before it is opened, and opened so that one put in its place cannot block)."""
+    where = f"config {os.fspath(path)!r}"
+    raw = read_bounded(path, where, MAX_CONFIG_BYTES, "a config is read up to", ConfigError)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{where} is not UTF-8 text") from None
+    try:
+        return read_yaml(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{where}: not valid YAML ({e})") from None
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None

@@ -29,7 +29,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
-import json
 import math
 import os
 import shutil
@@ -42,7 +41,7 @@ from sixtysix_env.util.machine import machine
 from ..common.figures import eval_charts
 from ..common.lifecycle import RunLifecycle, close_run
 from ..common.pool import OpponentPool
-from ..common.runs import existing_dir, replace_dir, stopped_by_signals
+from ..common.runs import existing_dir, read_run_state, replace_dir, stopped_by_signals
 from ..config.loader import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
 from .league import LEARNER, cumulative, league_mapping, league_table, push, slot_ids
 
@@ -393,8 +392,7 @@ class Run:
         self.state: dict[str, Any] = {"steps": 0, "slots": {}, "league_version": 0}
         self.algo = build_algo(cfg, self.pool)
         if resume:
-            with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
-                self.state = json.load(f)
+            self.state = read_run_state(run_dir)  # bounded, checked field by field
             self.pool.restore(run_dir, self.state.pop("pool", {}))
             self.algo.restore_from_path(
                 existing_dir(os.path.abspath(os.path.join(run_dir, "latest", "checkpoint")))

@@ -50,6 +50,8 @@ from sixtysix_env.policy.torch_file import read_torch_file
 MAX_NET_LAYERS = 16
 MAX_NET_PARAMETERS = 1 << 24
 MAX_ROLLOUT = 1 << 18
+# The steps a model records (num_timesteps: a resumed run seeds its games from it).
+MAX_STEPS = 1 << 48
 
 #: The members SB3 writes in a model.zip; SB3 loads every ``.pth`` member, so no other is read.
 MEMBERS = frozenset({"data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth",
@@ -295,7 +297,7 @@ def _int_field(data: dict[str, Any], key: str, path: str, default: int = 1) -> i
 def check_bounds(data: dict[str, Any], path: str) -> None:
     """Refuse a record that asks for more than a run here ever builds: its networks' layers
     and parameters, and its rollout's size (:data:`MAX_NET_LAYERS`, :data:`MAX_NET_PARAMETERS`,
-    :data:`MAX_ROLLOUT`)."""
+    :data:`MAX_ROLLOUT`); and steps (``num_timesteps``) that are not a count."""
     from sixtysix_env.game.actions import NUM_ACTIONS
     from sixtysix_env.policy.observation import OBS_SIZE
 
@@ -314,6 +316,10 @@ def check_bounds(data: dict[str, Any], path: str) -> None:
                     f"parameters; a model here has at most {MAX_NET_LAYERS} layers and "
                     f"{MAX_NET_PARAMETERS:,} parameters per network"
                 )
+    steps = data.get("num_timesteps", 0)
+    if type(steps) is not int or not 0 <= steps <= MAX_STEPS:
+        raise ModelFileError(f"{path}: num_timesteps {steps!r:.40} is not a whole number of "
+                             f"steps from 0 to {MAX_STEPS:,}")
     rollout = _int_field(data, "n_steps", path) * _int_field(data, "n_envs", path)
     if rollout > MAX_ROLLOUT:
         raise ModelFileError(

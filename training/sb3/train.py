@@ -37,7 +37,6 @@ network and the rules are fixed, and changing them is refused.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any
@@ -45,7 +44,7 @@ from typing import Any
 from sixtysix_env.util.machine import machine
 
 from ..common.lifecycle import close_run
-from ..common.runs import stopped_by_signals
+from ..common.runs import read_run_state, stopped_by_signals
 from ..config.loader import ConfigError, TrainConfig
 from .model_file import ModelFileError, check_model, load_model
 
@@ -126,8 +125,7 @@ def new_model(cfg: TrainConfig, env):
 
 def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, printer):
     """(the saved latest model on fresh games, the run's saved state) of a resumed run."""
-    with open(os.path.join(run_dir, "latest", "state.json"), encoding="utf-8") as f:
-        state = json.load(f)
+    state = read_run_state(run_dir)  # bounded, checked field by field
     pool.restore(run_dir, state.pop("pool", {}))
     # The PPO settings come from the run's config as it is now, so that a
     # resume with --set learning_rate=... (or ent_coef, n_epochs, ...) takes

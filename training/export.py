@@ -74,6 +74,7 @@ def _run_onnx(args: argparse.Namespace) -> int:
     from sixtysix_env.policy.onnx import (
         OnnxExportError,
         OnnxUnavailableError,
+        check_output,
         convert,
         require,
         resolve_policy,
@@ -85,6 +86,7 @@ def _run_onnx(args: argparse.Namespace) -> int:
         print(f"sixtysix export: --format onnx writes a .onnx file, got {out!r}", file=sys.stderr)
         return 2
     try:
+        check_output(out)  # a folder: refused before any work
         require("onnx")  # before a long export
         if os.path.isdir(args.model) or (
             os.path.isfile(args.model) and not args.model.endswith(".npz")
@@ -123,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         return _run_onnx(args)
     if not args.output.endswith(".npz"):
         print(f"sixtysix export: the output must end in .npz, got {args.output!r}", file=sys.stderr)
+        return 2
+    if os.path.isdir(args.output):  # before any work
+        print(f"sixtysix export: {args.output!r} is a folder; name the policy file to write "
+              "(e.g. policy.npz)", file=sys.stderr)
         return 2
     if os.path.isdir(args.model) and config_backend(args.model) == "rllib":
         from .rllib.export import run as run_rllib  # RLlib runs keep numpy policies already

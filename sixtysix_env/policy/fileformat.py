@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..game.actions import NUM_ACTIONS
+from ..util.bounded import open_regular
 from ..util.errors import SixtySixError
-from ..util.files import check_regular_file, replaced
+from ..util.files import replaced
 from .agent import PolicyAgent
 from .network import ACTIVATIONS, INPUTS, OBSERVATION_ONLY, SYMMETRIES, PolicyNetwork, logit_bound
 from .observation import OBS_SIZE, OBS_VERSION, check_obs_version
@@ -66,6 +67,11 @@ def save_policy(
     The format fields (format, versions, sizes, architecture, checksum) are
     filled in here; ``metadata`` adds the rest (name, rules, training,
     evaluation), and must be JSON-serialisable.
+
+    Nothing is written that :func:`read_policy` would refuse: the network and the metadata
+    record's size are checked first, and the file is written beside ``path``, read back
+    with every check of the loader, and only then renamed to ``path``. A refusal is a
+    :class:`PolicyFileError` naming what is over which bound, and leaves ``path`` as it was.
     """
     arrays: dict[str, np.ndarray] = {}
     for i, (w, b) in enumerate(zip(network.weights, network.biases)):
@@ -94,16 +100,37 @@ def save_policy(
         architecture=architecture,
         sha256=_checksum(arrays),
     )
-    text = json.dumps(record, sort_keys=True, allow_nan=False)
-    arrays[METADATA_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    text = json.dumps(record, sort_keys=True, allow_nan=False).encode("utf-8")
+    arrays[METADATA_KEY] = np.frombuffer(text, dtype=np.uint8)
     _validate_shapes(network.weights, network.biases, str(path), network.input_size)
     check_network(network, f"policy {os.fspath(path)!r}")  # nothing is written that would not load
     path = os.fspath(path)
     if not path.endswith(".npz"):
         raise ValueError(f"a policy file name must end in .npz, got {path!r}")
-    with replaced(path, ".tmp.npz") as tmp, open(tmp, "wb") as f:
-        np.savez_compressed(f, **arrays)
+    _write_checked(path, arrays, len(text))
     return record
+
+
+def _write_checked(path: str, arrays: dict[str, np.ndarray], metadata_bytes: int) -> None:
+    """Write ``arrays`` beside ``path``, read the file back as :func:`read_policy` reads it,
+    then put it at ``path``; a metadata record over the bound is refused before anything is
+    written, and a file that would not load is removed, ``path`` left as it was."""
+    if metadata_bytes > MAX_METADATA_BYTES:
+        raise PolicyFileError(
+            f"policy {path!r}: its metadata record would be {metadata_bytes} bytes; a policy "
+            f"file's is at most {MAX_METADATA_BYTES} (its loader refuses more); nothing "
+            "was written"
+        )
+    with replaced(path, ".tmp.npz") as tmp:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        try:
+            read_policy(tmp)  # what would not load is never put at path
+        except PolicyFileError as e:
+            raise PolicyFileError(
+                f"policy {path!r}: the file written would not load "
+                f"({str(e).replace(repr(tmp), 'it')}); nothing was written"
+            ) from None
 
 
 def _validate_shapes(weights, biases, where: str, n_in: int = OBS_SIZE) -> None:
@@ -226,11 +253,13 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
     crafted file costs little time or memory to refuse.
     """
     where = f"policy file {os.fspath(path)!r}"
-    # A FIFO or device would block or never end: refused before opening.
+    # A FIFO or device would block or never end: refused before opening, and opened so
+    # that one put in its place since cannot block.
     max_bytes = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
-    check_regular_file(path, where, max_bytes, "a policy file is at most", PolicyFileError)
+    fh = open_regular(path, where, max_bytes, "a policy file is at most", PolicyFileError)
     try:
-        return _read_policy(path, where)
+        with fh:
+            return _read_policy(fh, where)
     except PolicyFileError:
         raise
     except (
@@ -252,20 +281,20 @@ def read_policy(path: str | os.PathLike) -> tuple[PolicyNetwork, dict[str, Any]]
         ) from None
 
 
-def _read_policy(path, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
-    with open(path, "rb") as fh:
-        magic = fh.read(6)
-        if magic == _NPY_MAGIC:
-            raise PolicyFileError(f"{where} is a single .npy array, not a {FORMAT} .npz archive")
-        if magic[:4] not in _ZIP_MAGIC:
-            raise PolicyFileError(
-                f"{where} is not a readable {FORMAT} file: it is not a zip archive (.npz) "
-                "such as `sixtysix export` writes"
-            )
-        _check_directory(fh, where)
-        fh.seek(0)
-        with zipfile.ZipFile(fh) as zf:
-            return _read_archive(zf, where)
+def _read_policy(fh, where: str) -> tuple[PolicyNetwork, dict[str, Any]]:
+    """Read the open policy file ``fh`` (from :func:`read_policy`)."""
+    magic = fh.read(6)
+    if magic == _NPY_MAGIC:
+        raise PolicyFileError(f"{where} is a single .npy array, not a {FORMAT} .npz archive")
+    if magic[:4] not in _ZIP_MAGIC:
+        raise PolicyFileError(
+            f"{where} is not a readable {FORMAT} file: it is not a zip archive (.npz) "
+            "such as `sixtysix export` writes"
+        )
+    _check_directory(fh, where)
+    fh.seek(0)
+    with zipfile.ZipFile(fh) as zf:
+        return _read_archive(zf, where)
 
 
 def _check_directory(fh, where: str) -> None:

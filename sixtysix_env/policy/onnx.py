@@ -278,11 +278,21 @@ def policy_to_onnx(source: str | os.PathLike, name: str | None = None):
     return network_to_onnx(network, meta, name or meta.get("name") or path.stem)
 
 
-def save_model(model, out: str | os.PathLike) -> None:
-    """Write ``model`` to ``out`` (a ``.onnx``), whole or not at all."""
+def check_output(out: str | os.PathLike) -> None:
+    """Refuse (:class:`OnnxExportError`) an output an ONNX model cannot be written to: a
+    name not ending in ``.onnx``, or a folder (checked before any work)."""
     out = os.fspath(out)
     if not out.endswith(".onnx"):
         raise OnnxExportError(f"an ONNX model's file name must end in .onnx, got {out!r}")
+    if os.path.isdir(out):
+        raise OnnxExportError(f"{out!r} is a folder; name the ONNX model's file to write "
+                              "(e.g. policy.onnx), not a folder")
+
+
+def save_model(model, out: str | os.PathLike) -> None:
+    """Write ``model`` to ``out`` (a ``.onnx``), whole or not at all."""
+    out = os.fspath(out)
+    check_output(out)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     data = model.SerializeToString()
     with replaced(out, ".tmp.onnx") as tmp, open(tmp, "wb") as f:
@@ -292,8 +302,7 @@ def save_model(model, out: str | os.PathLike) -> None:
 def convert(source: str | os.PathLike, out: str | os.PathLike, name: str | None = None) -> dict:
     """Write the ONNX model of ``source`` (a policy file or shipped name) to ``out``; returns
     its ``metadata_props`` (without the ``sixtysix.`` prefix)."""
-    if not os.fspath(out).endswith(".onnx"):  # before any work
-        raise OnnxExportError(f"an ONNX model's file name must end in .onnx, got {out!r}")
+    check_output(out)  # before any work
     model = policy_to_onnx(source, name)
     save_model(model, out)
     return model_metadata(model)

@@ -40,6 +40,14 @@ holds each unseen card and draws determinizations from the posterior.
 
 Only the view is read: two deals that give this seat the same view give the
 same belief (with the same generator).
+
+Given a ``deadline`` (a search's time budget: :meth:`ExpertAgent.decide
+<sixtysix_env.agents.expert.ExpertAgent.decide>` counts the inference inside
+it), :func:`infer` weighs the worlds in batches of :data:`BATCH_WORLDS` and
+begins no batch that the last one's time says would end past the deadline: the
+belief is then that of the worlds weighed (a uniform sample of those drawn, the
+enumerated ones taken in an order fixed by their number), never fewer than one
+batch.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ import bisect
 import itertools
 import math
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -84,6 +93,9 @@ _DEALER_DEAL = (3, 4, 5, 9, 10, 11)
 _TRUMP_POSITION = 12
 _FIRST_STOCK = 13
 _DECK_SIZE = 24
+#: Worlds weighed at once when :func:`infer` has a deadline (between batches it looks
+#: at the clock).
+BATCH_WORLDS = 32
 
 
 class OpponentModel:
@@ -399,17 +411,26 @@ def infer(
     rng: random.Random | None = None,
     worlds: int = 256,
     exact: bool | str = "auto",
+    deadline: float | None = None,
 ) -> Belief:
     """The posterior over the opponent's hidden cards (see the module docstring).
 
     ``exact``: True enumerates every world, False samples ``worlds`` of them with
     ``rng``, "auto" enumerates when there are no more than ``worlds`` (no more work
-    than sampling them) and samples otherwise.
+    than sampling them) and samples otherwise. ``deadline`` (a
+    :func:`time.perf_counter` time, or None for none): the weighing stops before a
+    batch of :data:`BATCH_WORLDS` worlds that would end past it (the last batch's
+    time says how long one takes); the belief is then of the worlds weighed (at
+    least one batch), and not ``exact``.
     """
     if exact not in (True, False, "auto"):
         raise ValueError(f"exact must be True, False or 'auto', got {exact!r}")
     if not isinstance(worlds, int) or isinstance(worlds, bool) or worlds < 1:
         raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
+    if deadline is not None and (
+        isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+    ):
+        raise ValueError(f"deadline must be a time.perf_counter() time or None, got {deadline!r}")
     h = history(view)
     if not h.opponent_moves:
         return uniform_belief(view)
@@ -418,7 +439,9 @@ def infer(
     if not exact and rng is None:
         raise ValueError("sampling worlds needs rng (a random.Random)")
     found = enumerate_worlds(view, h) if exact else sample_worlds(view, h, rng, worlds)
-    return _weighed(view, h, model, found, exact)
+    if deadline is None:
+        return _weighed(view, h, model, found, exact)
+    return _weighed_by(view, h, model, found, exact, deadline)
 
 
 def sample_worlds(view: PlayerView, h: History, rng: random.Random, n: int) -> list[World]:
@@ -486,8 +509,12 @@ def infer_weights(
     return _taken(view, h, model, found)
 
 
-def _weighed(view: PlayerView, h: History, model, found: list[World], exact: bool) -> Belief:
-    taken = infer_weights(view, h, model, found)
+def _weighed(
+    view: PlayerView, h: History, model, found: list[World], exact: bool,
+    taken: np.ndarray | None = None,
+) -> Belief:
+    if taken is None:
+        taken = infer_weights(view, h, model, found)
     with np.errstate(divide="ignore"):
         logw = np.log(taken).sum(axis=1)
     degenerate = not np.isfinite(logw).any()
@@ -497,6 +524,35 @@ def _weighed(view: PlayerView, h: History, model, found: list[World], exact: boo
         weights = np.exp(logw - logw.max())
         weights /= weights.sum()
     return Belief(view, [w.hidden for w in found], weights, exact, degenerate)
+
+
+def _weighed_by(
+    view: PlayerView, h: History, model, found: list[World], exact: bool, deadline: float
+) -> Belief:
+    """:func:`_weighed` in batches of :data:`BATCH_WORLDS`, none begun that the last
+    one's time says would end past ``deadline``: the belief of the worlds weighed (in
+    the order found; the same belief as :func:`_weighed`'s when all are)."""
+    order = list(range(len(found)))
+    if exact:
+        # Enumerated worlds come in an order of their cards: a batch cut short must be
+        # a uniform sample of them, so they are weighed in an order fixed by their number
+        # (the caller's generator is left as it was).
+        random.Random(len(found)).shuffle(order)
+    done: list[int] = []
+    rows: list[np.ndarray] = []
+    began = time.perf_counter()
+    while len(done) < len(order):
+        batch = order[len(done) : len(done) + BATCH_WORLDS]
+        rows.append(infer_weights(view, h, model, [found[i] for i in batch]))
+        done += batch
+        now = time.perf_counter()
+        if now + (now - began) > deadline:
+            break
+        began = now
+    taken = np.concatenate(rows)
+    keep = np.argsort(done, kind="stable")
+    kept = [found[done[i]] for i in keep]
+    return _weighed(view, h, model, kept, exact and len(kept) == len(found), taken[keep])
 
 
 def _checked(probs, rows: int) -> np.ndarray:

@@ -32,7 +32,9 @@ same values, so the same moves, several times faster.
 ``samples`` bounds the number of sampled deals per decision and
 ``time_budget`` (seconds, optional) stops sampling early: a deal is not begun
 when the last one says it would end past the budget (the decision's clock
-starts as it is asked for). With a time budget the choice depends on the
+starts as it is asked for, and an opponent model's reading of the hand,
+``inference``, counts in it: it weighs its worlds within
+:data:`INFERENCE_SHARE` of the budget). With a time budget the choice depends on the
 machine's speed, so leave it ``None`` for bit-for-bit reproducible games.
 :meth:`ExpertAgent.think_within` bounds a decision for a person who must not
 read the search's time (``sixtysix play`` and ``serve``, ``--min-think``).
@@ -182,6 +184,11 @@ _WARMED: set = set()
 #: Deals sampled ahead at once after the first pruning (compiled rollouts).
 _AHEAD = 8
 
+#: The share of a decision's time budget its inference (``inference``) may take: it
+#: weighs no batch of worlds that would end past it (:func:`~.beliefs.infer`'s
+#: ``deadline``), leaving the rest for the sampled deals.
+INFERENCE_SHARE = 0.5
+
 #: Bounds of the expert's options: a spec such as ``expert:samples=inf`` or ``=nan`` is
 #: refused by name instead of never returning or failing deep in the search.
 MAX_SAMPLES = 100_000
@@ -313,6 +320,7 @@ class ExpertAgent:
         #: Seconds a decision is to end within, set by :meth:`think_within` (None: none);
         #: kept beside ``time_budget``, the option as it was given.
         self.think_bound: float | None = None
+        self._inference_deadline: float | None = None
         self._me = -1
         self.name = "expert"
         self._heuristic = HeuristicAgent()
@@ -440,6 +448,9 @@ class ExpertAgent:
             if self.open_search == "none" or not legal >> CLOSE & 1:
                 return h, {}
             actions = sorted({h, CLOSE})  # "close": only the close is searched
+        budget, least = self._budget()
+        # The inference (``inference``) counts inside the budget: it has a share of it.
+        self._inference_deadline = None if budget is None else start + INFERENCE_SHARE * budget
         deal = self._dealer(view, rng)
         totals = dict.fromkeys(actions, 0.0)
         counts = dict.fromkeys(actions, 0)
@@ -447,7 +458,6 @@ class ExpertAgent:
         closed = view.closed_by is not None
         compiled = self._compiled_rollouts(solver)
         n = 0
-        budget, least = self._budget()
         deal_began = time.perf_counter()
         ahead: list[dict[int, int]] = []  # values of deals sampled ahead, the next one last
         marks: list = []  # the generator's state after drawing each of them
@@ -506,12 +516,17 @@ class ExpertAgent:
 
     def _dealer(self, view: PlayerView, rng: random.Random):
         """What draws the search's deals: uniformly (:func:`determinize`), or from the
-        belief the opponent model's reading of the hand gives (``inference``)."""
+        belief the opponent model's reading of the hand gives (``inference``), read
+        within :data:`INFERENCE_SHARE` of the decision's budget when it has one (the
+        deadline :meth:`decide` sets)."""
         if self._model is None:
             return lambda r: determinize(view, r)
         from .beliefs import infer  # numpy: only with an opponent model
 
-        return infer(view, self._model, rng, worlds=self.inference_worlds).determinize
+        return infer(
+            view, self._model, rng, worlds=self.inference_worlds,
+            deadline=self._inference_deadline,
+        ).determinize
 
     def _batch_size(self, n: int, rng) -> int:
         """How many deals :meth:`decide` samples at once for the compiled rollouts, ``n``

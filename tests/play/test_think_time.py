@@ -140,3 +140,37 @@ def test_the_first_decisions_are_within_the_pad_with_nothing_compiled_yet(tmp_pa
     first = report["first"]
     assert "open" in first and len(first) >= 2, report
     assert max(first.values()) <= pad, report
+
+
+def test_the_opponent_reading_of_lbr_and_inference_agents_is_held_to_the_bound(monkeypatch):
+    """On the page 123 of 288 ``lbr`` decisions outlasted the 0.4 s pad: its reading of
+    the opponent's cards (``expert:inference=...`` the same) ran before the search, with
+    no bound. In a person's match every reading now has a deadline inside the search's
+    bound, measured from the decision's start (the fake clock stands still: nothing is
+    timed here; tests/agents/test_think_within.py shows the deadline is kept)."""
+    from sixtysix_env.agents import beliefs
+    from sixtysix_env.agents import expert as expert_module
+
+    monkeypatch.setattr(expert_module, "time", types.SimpleNamespace(perf_counter=lambda: 100.0))
+    real_infer = beliefs.infer
+    deadlines = []
+
+    def infer(*args, **kw):
+        deadlines.append(kw.get("deadline"))
+        return real_infer(*args, **kw)
+
+    monkeypatch.setattr(beliefs, "infer", infer)
+    rng = random.Random(2)
+    for spec in ("lbr:target=heuristic", "expert:inference=heuristic"):
+        s = GameSession(f"{spec},engine=python,samples=4", min_think_seconds=0.4)
+        assert s.think_bound == session_module.SEARCH_SHARE * 0.4
+        deadlines.clear()
+        s.start()
+        while len(deadlines) < 3 and not s.is_over():
+            if s.is_hand_over():
+                s.next_hand()
+            else:
+                s.act(rng.choice(s.view().legal_actions()))
+        assert deadlines and all(
+            d is not None and 100.0 < d <= 100.0 + s.think_bound for d in deadlines
+        ), (spec, deadlines)

@@ -1,6 +1,7 @@
 """A benchmark to cite: versioned protocols, each a fixed ladder, and their leaderboards.
 
     sixtysix benchmark my_policy.npz --json my_policy.json
+    sixtysix benchmark my_policy.npz --submit     # onto a clone's leaderboard, from its root
     sixtysix benchmark --ladder --out-dir docs/benchmarks/benchmark-v1 --workers 2
     sixtysix leaderboard docs/benchmarks/benchmark-v1 -o docs/leaderboard.md
 

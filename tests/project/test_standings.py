@@ -111,8 +111,7 @@ def test_every_shipped_policy_has_a_row_on_the_leaderboard_of_its_preset():
             missing.append(f"{name} (trained for {trained_preset(name)}, which no protocol plays)")
         elif name not in {s.agent for s in standings(protocol.name)}:
             missing.append(f"{name} (run sixtysix benchmark {name} --protocol {protocol.name} "
-                           f"--out-dir docs/benchmarks/{protocol.name}, then sixtysix "
-                           "leaderboard)")
+                           "--submit in the repository's root)")
     assert not missing, f"shipped policies without a leaderboard row: {missing}"
 
 

@@ -241,6 +241,20 @@ def test_each_algorithm_learns_on_it(algo, observation_format):
 
 @pytest.mark.slow
 @pytest.mark.usefixtures(one_torch_thread.__name__)
+def test_the_same_seed_trains_the_same_model():
+    def weights(seed: int) -> list[np.ndarray]:
+        model = MaskablePPO("MultiInputPolicy", SB3VecEnv(vector(8)), n_steps=16, batch_size=64,
+                            seed=seed).learn(128)
+        return [p.detach().numpy().copy() for p in model.policy.parameters()]
+
+    first, again, other = weights(3), weights(3), weights(4)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert any(not np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures(one_torch_thread.__name__)
 def test_a_model_trained_through_it_is_an_agent(tmp_path):
     from sixtysix_env.agents import make_agent
 

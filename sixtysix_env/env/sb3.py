@@ -46,7 +46,15 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
-from stable_baselines3.common.vec_env import VecEnv
+
+from ..batched import MissingExtraError
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv
+except ModuleNotFoundError as e:
+    raise MissingExtraError(
+        f"sixtysix_env.env.sb3 needs Stable-Baselines3, which is not installed ({e}): "
+        'pip install "sixtysix[train]" (in a clone: pip install -e ".[train]")') from None
 
 __all__ = ["OBSERVATION_FORMATS", "SB3VecEnv"]
 

@@ -222,6 +222,18 @@ def test_refusals_name_what_is_allowed():
         env.step_wait()
 
 
+def test_without_sb3_the_import_names_the_extra():
+    code = ("import sys\nsys.modules['stable_baselines3'] = None  # as if not installed\n"
+            "import sixtysix_env.env.sb3\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("sixtysix_env.batched.MissingExtraError: sixtysix_env.env.sb3 needs "
+                           "Stable-Baselines3, which is not installed"), done.stderr
+    assert 'pip install "sixtysix[train]"' in last
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures(one_torch_thread.__name__)
 @pytest.mark.parametrize("algo", ["MaskablePPO", "PPO", "A2C", "DQN"])

@@ -32,6 +32,10 @@ LOOPBACK = "loopback"
 #: loop, so that a wait (the computer's least thinking time) holds no thread.
 HOLD_UNTIL = "sixtysix.hold_until"
 
+#: Bytes a request body may have (a move is a few): the server refuses more from the
+#: headers, before reading any of it (:mod:`~.server`), and the app from what it read.
+MAX_BODY_BYTES = 16 * 1024
+
 _PROXY_FORMS = "one IP address, such as 127.0.0.1 or ::1 (the address the proxy connects from)"
 
 

@@ -8,13 +8,23 @@ ones to its pool of threads. This module adds, in that loop thread:
   all in :data:`REQUEST_DEADLINE_S` after its first byte closes its connection,
   however slowly its bytes keep coming (waitress's own timeout,
   :data:`READ_TIMEOUT_S`, starts again with every byte);
+* **bodies capped from their headers**: a request whose ``Content-Length`` is over
+  :data:`~.limits.MAX_BODY_BYTES` is answered 413 as soon as its headers are in, none of
+  its body read (nor a ``100 Continue`` sent); a chunked body is answered 413 once that
+  many bytes of it (its chunk framing counted) have come. So no body past the cap is
+  read, and none is kept in a temporary file (waitress's ``max_request_body_size``,
+  ``inbuf_overflow`` above it; headers at most :data:`MAX_HEADER_BYTES`, answers kept in
+  memory up to :data:`OUTBUF_OVERFLOW`);
 * **a cap on connections per client** (:func:`~.limits.client_key`): a client
   with :data:`CONNECTIONS_PER_CLIENT` connections open has its next one answered
   503 and closed, so one client cannot take all :data:`MAX_CONNECTIONS`;
 * **admission per client**: at most :data:`REQUESTS_PER_CLIENT` of a client's
   requests (all but the page and its static files) between complete and
   answered; one more is answered 429 with ``Retry-After`` by the loop itself,
-  taking no thread;
+  taking no thread. A request stops counting as its answer's last bytes are
+  handed over to be sent (before they can leave), so a client that waits for each
+  answer never meets the cap. A request waitress refuses itself (413, a malformed
+  one) is answered by the loop too, and never counts;
 * **threads handed out fairly**: a free thread takes the waiting request of
   the client with the fewest requests running (in turn among equals), not the
   oldest, so busy clients cannot queue a newcomer behind all of theirs;
@@ -22,7 +32,10 @@ ones to its pool of threads. This module adds, in that loop thread:
   ``environ[HOLD_UNTIL](until)`` (:data:`~.limits.HOLD_UNTIL`); the answer it
   writes then leaves no sooner than ``until``, held by the loop, so the
   computer's least thinking time (:meth:`~.session.GameSession.pause`) holds no
-  thread.
+  thread;
+* **a quiet queue**: waitress logs a warning (``waitress.queue``) for every request
+  that waits for a thread; here at most one line a :data:`QUEUE_LOG_EVERY_S`, with the
+  deepest queue and the count since the last.
 
 Behind the trusted proxy the client of a request is the last hop of its
 ``X-Forwarded-For``, read by waitress's own proxy-header code, as the app sees
@@ -34,11 +47,16 @@ What this relies on in waitress (written against 3.0): the server's
 ``maintenance`` (replaced), ``active_channels``, ``trigger.pull_trigger(thunk)`` (runs ``thunk`` in the loop)
 and ``run``; :class:`~waitress.server.MultiSocketServer`; the channel's
 ``received``, ``service``, ``writable``, ``_flush_some`` (every send of an
-answer goes through it), ``requests``, ``request``, ``addr``, ``task_class``
-and ``del_channel``; the task's ``get_environment``; the dispatcher's ``queue``
-(used as a deque: ``append``, ``popleft``, ``len``) and ``lock``; the request
-parser's ``path``, ``headers`` and ``error`` (a :class:`waitress.utilities.Error`
-answered without the app); and :func:`waitress.proxy_headers.parse_proxy_headers`.
+answer goes through it), ``send_continue``, ``requests``, ``request``, ``addr``,
+``task_class`` and ``del_channel``; the task's ``get_environment``, ``write``,
+``finish``, ``complete``, ``content_length`` and ``content_bytes_written``; the
+dispatcher's ``queue`` (used as a deque: ``append``, ``popleft``, ``len``), ``lock``
+and ``queue_logger`` (its ``warning(msg, depth)``); the request parser's ``path``,
+``headers`` and ``error`` (a :class:`waitress.utilities.Error` answered without the
+app; :class:`~waitress.utilities.RequestEntityTooLarge` past ``max_request_body_size``,
+refused from ``Content-Length`` when it is at least that, and for a chunked body once
+that many bytes have been received); and
+:func:`waitress.proxy_headers.parse_proxy_headers`.
 """
 
 from __future__ import annotations
@@ -46,6 +64,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import logging
 import select
 import threading
 import time
@@ -59,9 +78,9 @@ from waitress.channel import HTTPChannel
 from waitress.proxy_headers import MalformedProxyHeader, parse_proxy_headers
 from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import Error
+from waitress.utilities import Error, RequestEntityTooLarge
 
-from .limits import HOLD_UNTIL, client_key, proxy_address
+from .limits import HOLD_UNTIL, MAX_BODY_BYTES, client_key, proxy_address
 
 #: A connection silent this long is closed (checked every CLEANUP_S) ...
 READ_TIMEOUT_S = 20
@@ -80,6 +99,20 @@ SERVER_THREADS = 8
 #: The Retry-After of a 429 for too many requests at once, and of a 503 for too many
 #: connections (seconds).
 RETRY_AFTER_S = 1
+#: A request's headers may have this many bytes (past it: 431, waitress's answer).
+MAX_HEADER_BYTES = 64 * 1024
+#: Bytes read from a connection at once (waitress's default): a chunked body may pass
+#: the cap by up to this much before it is refused, so the inbound buffer (kept in
+#: memory up to ``inbuf_overflow``) is the cap plus this and more.
+RECV_BYTES = 8192
+#: An answer is kept in memory up to this many bytes (a temporary file past it; ours
+#: are tens of KB) ...
+OUTBUF_OVERFLOW = 1024 * 1024
+#: ... and the app waits to write more while this much of its answer is unsent.
+OUTBUF_HIGH_WATERMARK = 256 * 1024
+#: At most one "task queue depth" line in this many seconds (waitress logs one for every
+#: request that waits for a thread).
+QUEUE_LOG_EVERY_S = 60.0
 
 
 def _counted(request: Any) -> bool:
@@ -99,19 +132,21 @@ def _count_down(counts: dict[str, int], key: str) -> None:
 
 
 class _Refusal(Error):
-    """An answer the loop gives without the app: JSON like the app's errors, Retry-After."""
+    """An answer the loop gives without the app: JSON like the app's errors, Retry-After
+    (unless ``retry_after`` is None: trying again would not help)."""
 
-    def __init__(self, code: int, reason: str, message: str, retry_after: int) -> None:
+    def __init__(self, code: int, reason: str, message: str, retry_after: int | None) -> None:
         super().__init__(message)
         self.code, self.reason, self.retry_after = code, reason, retry_after
 
     def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
         headers = [
             ("Content-Type", "application/json"),
-            ("Retry-After", str(self.retry_after)),
             ("Cache-Control", "no-store"),
             ("X-Content-Type-Options", "nosniff"),
         ]
+        if self.retry_after is not None:
+            headers.insert(1, ("Retry-After", str(self.retry_after)))
         return f"{self.code} {self.reason}", headers, json.dumps({"error": self.body}).encode()
 
     def raw(self) -> bytes:
@@ -133,8 +168,10 @@ class _Shared:
         connections_per_client: int,
         requests_per_client: int,
         request_deadline: float,
+        max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self.trusted_proxy = trusted_proxy
+        self.max_body = max_body
         self.connections_per_client = connections_per_client
         self.requests_per_client = requests_per_client
         self.request_deadline = request_deadline
@@ -279,12 +316,46 @@ class _FairQueue:
         _count_down(self._running, key)
 
 
+class _QueueLog:
+    """Waitress's ``queue_logger`` for one server, at most a line every ``every`` seconds:
+    the first warning at once, then the deepest queue and how many warnings there were
+    since the last line (on the ``waitress.queue`` logger, to silence by its name)."""
+
+    def __init__(self, every: float = QUEUE_LOG_EVERY_S, clock: Callable[[], float] = time.monotonic,
+                 logger: logging.Logger | None = None) -> None:
+        self.every, self.clock = every, clock
+        self.logger = logger if logger is not None else logging.getLogger("waitress.queue")
+        self._lock = threading.Lock()
+        self._next = float("-inf")
+        self._held = self._deepest = 0
+
+    def warning(self, msg: str, depth: int = 0, *args: Any) -> None:
+        with self._lock:
+            now = self.clock()
+            self._held += 1
+            self._deepest = max(self._deepest, depth)
+            if now < self._next:
+                return
+            held, deepest = self._held, self._deepest
+            self._held = self._deepest = 0
+            self._next = now + self.every
+        if held == 1:
+            self.logger.warning("Task queue depth is %d (requests waiting for a thread)", deepest)
+        else:
+            self.logger.warning(
+                "Task queue depth reached %d; %d requests waited for a thread in the last "
+                "%.0f s", deepest, held, self.every,
+            )
+
+
 class _FairDispatcher(ThreadedTaskDispatcher):
-    """Waitress's pool of threads over a :class:`_FairQueue`."""
+    """Waitress's pool of threads over a :class:`_FairQueue`, its queue warnings limited
+    (:class:`_QueueLog`)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.queue = _FairQueue()  # type: ignore[assignment]
+        self.queue_logger = _QueueLog()  # type: ignore[assignment]
 
     def finished(self, key: str) -> None:
         with self.lock:
@@ -292,12 +363,24 @@ class _FairDispatcher(ThreadedTaskDispatcher):
 
 
 class _Task(WSGITask):
-    """Waitress's WSGI task, with the channel's :meth:`_Channel.hold_until` in the environ."""
+    """Waitress's WSGI task, with the channel's :meth:`_Channel.hold_until` in the environ;
+    its request stops counting for admission (:meth:`_Channel.answered`) as its answer's
+    last bytes are written, before they can be sent."""
 
     def get_environment(self) -> dict[str, Any]:
         environ = super().get_environment()
         environ[HOLD_UNTIL] = self.channel.hold_until
         return environ
+
+    def write(self, data: bytes) -> None:
+        cl = self.content_length
+        if self.complete and cl is not None and self.content_bytes_written + len(data) >= cl:
+            self.channel.answered(self.request)  # the last of the body: sent by super()
+        super().write(data)
+
+    def finish(self) -> None:
+        self.channel.answered(self.request)  # an answer without a length ends here
+        super().finish()
 
 
 class _Channel(HTTPChannel):
@@ -346,15 +429,25 @@ class _Channel(HTTPChannel):
             return False
         return super()._flush_some(do_close=do_close)
 
+    def answered(self, request: Any) -> None:
+        """``request`` no longer counts for its client's admission (once; its task's
+        thread, or the loop's for a refusal)."""
+        key = request.__dict__.pop("sixtysix_client", None) if request is not None else None
+        if key is not None:
+            self.server.shared.answered(key)
+
+    def send_continue(self) -> None:
+        if self.request is not None and self.request.error is not None:
+            return  # refused from its headers: answered now, no body asked for
+        super().send_continue()
+
     def service(self) -> None:
         request = self.requests[0] if self.requests else None
-        admitted = getattr(request, "sixtysix_client", None)
         running = self.__dict__.pop("running_key", None)
         try:
             super().service()
         finally:
-            if admitted is not None:
-                self.server.shared.answered(admitted)
+            self.answered(request)  # if the task did not (an answer that failed)
             if running is not None:
                 self.server.task_dispatcher.finished(running)
 
@@ -408,8 +501,19 @@ class _Server(TcpWSGIServer):
         channel.client = key
 
     def add_task(self, channel: _Channel) -> None:
-        """Admit the channel's next complete request, or answer it 429 from the loop."""
+        """Admit the channel's next complete request, or answer it 429 from the loop; a
+        request waitress refused (a 413 from its headers, a malformed one) is answered
+        from the loop, not counted."""
         request = channel.requests[0]
+        if request.error is not None:
+            if isinstance(request.error, RequestEntityTooLarge):
+                request.error = _Refusal(
+                    413, "Content Too Large",
+                    f"the request body is too large: at most {self.shared.max_body} bytes",
+                    None,
+                )
+            self.trigger.pull_trigger(channel.service)
+            return
         key = self.shared.request_client(channel.addr[0], request)
         if _counted(request):
             if not self.shared.admit(key):
@@ -489,10 +593,12 @@ def make_server(
     connections_per_client: int = CONNECTIONS_PER_CLIENT,
     requests_per_client: int = REQUESTS_PER_CLIENT,
     threads: int = SERVER_THREADS,
+    max_body: int = MAX_BODY_BYTES,
 ) -> _Server | _Servers:
     """The production server for ``app``: waitress with a bounded thread pool, caps on
     open connections (in all and per client), a read timeout and a total deadline per
-    request, admission per client and answers held without a thread (see the module).
+    request, admission per client, request bodies of at most ``max_body`` bytes refused
+    from their headers (413) and answers held without a thread (see the module).
     With ``trusted_proxy`` (the one address of a reverse proxy in front of it,
     :func:`~.limits.proxy_address`) a request from that address counts for the client
     its ``X-Forwarded-For`` names (the last hop's), and its ``X-Forwarded-Proto``
@@ -507,12 +613,14 @@ def make_server(
         ("connections_per_client", connections_per_client),
         ("requests_per_client", requests_per_client),
         ("threads", threads),
+        ("max_body", max_body),
     ):
         _check(name, value, 1)
     _check("request_deadline (seconds)", request_deadline, 0.001, whole=False)
     adj = _adjustments(host, port, proxy, threads, connection_limit, read_timeout,
-                       cleanup_interval)
-    shared = _Shared(proxy, connections_per_client, requests_per_client, float(request_deadline))
+                       cleanup_interval, max_body)
+    shared = _Shared(proxy, connections_per_client, requests_per_client, float(request_deadline),
+                     max_body)
     dispatcher = _FairDispatcher()
     dispatcher.set_thread_count(adj.threads)
     socket_map: dict = {}
@@ -537,8 +645,10 @@ def _adjustments(
     connection_limit: int,
     read_timeout: int,
     cleanup_interval: int,
+    max_body: int = MAX_BODY_BYTES,
 ) -> Adjustments:
-    """Waitress's settings: where to listen, the pool and the caps, the proxy to trust."""
+    """Waitress's settings: where to listen, the pool and the caps, the proxy to trust.
+    Waitress refuses a body of ``max_request_body_size`` bytes or more: one past the cap."""
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -548,6 +658,12 @@ def _adjustments(
         "cleanup_interval": cleanup_interval,
         "ident": "sixtysix",
         "clear_untrusted_proxy_headers": True,
+        "max_request_body_size": max_body + 1,
+        "max_request_header_size": MAX_HEADER_BYTES,
+        "recv_bytes": RECV_BYTES,
+        "inbuf_overflow": 2 * (max_body + RECV_BYTES),
+        "outbuf_overflow": OUTBUF_OVERFLOW,
+        "outbuf_high_watermark": OUTBUF_HIGH_WATERMARK,
     }
     if proxy is not None:
         # X-Forwarded-Proto too: behind a proxy that serves HTTPS the page's Origin is

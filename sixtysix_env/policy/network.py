@@ -130,8 +130,12 @@ class PolicyNetwork:
         # its own, so the layers make one small product per renaming. One product of 24
         # rows is a little faster alone, but it starts BLAS threads, which fight over the
         # cores when another process holds them (26 ms against 0.6 ms per decision, on 2
-        # cores beside an evaluation worker).
-        out = self.layer_logits(x[..., obs_maps][..., None, :])[..., 0, :]
+        # cores beside an evaluation worker). Each renamed row contiguous: for a batch the
+        # indexing lays its rows out strided, which numpy multiplies without BLAS, in
+        # another order than one observation's rows get, so a row's logits depended on
+        # whether it came alone or in a batch (tests/policy/test_batch_invariance.py).
+        renamed = np.ascontiguousarray(x[..., obs_maps])
+        out = self.layer_logits(renamed[..., None, :])[..., 0, :]
         # Renaming r puts action a's logit at act_maps[r, a]: read each one back there.
         back = np.take_along_axis(out, np.broadcast_to(act_maps, out.shape), axis=-1)
         return back.mean(axis=-2, dtype=np.float32)

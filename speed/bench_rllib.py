@@ -17,17 +17,28 @@ SB3 may live in separate virtual environments) it also runs
 Figures depend on the machine and its load: on a shared machine run it
 twice. On 2 cores, remote env runners share the cores with the learner in
 the driver, so 2 runners cannot go much beyond 1; see docs/rllib.md.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
+imported; torch's threads are left as they are); it prints how long it took as it ends,
+on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
-import cProfile
+import atexit
 import os
-import re
-import subprocess
 import sys
 import time
+
+# numpy's BLAS (OpenBLAS in numpy's wheels) on one thread, set before numpy is imported, as
+# training keeps it; torch's threads are left as they are (they are part of what is timed).
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+_STARTED = time.perf_counter()
+
+import argparse
+import cProfile
+import re
+import subprocess
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -137,4 +148,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     sys.exit(main())

@@ -11,16 +11,29 @@ prints the median and mean per engine and their ratio, and checks that both engi
 played the same games (the same game points in every deal). The compiled functions are
 loaded (or compiled) before the timing starts. Figures depend on the machine's load: run
 it on an otherwise idle core and quote the ratios.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
+numpy is imported); it prints how long it took as it ends, on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
+import atexit
 import os
-import platform
-import statistics
 import sys
 import time
+
+# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
+# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
+# 23,582 to 1,522 steps/s under load without it).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+_STARTED = time.perf_counter()
+
+import argparse
+import platform
+import statistics
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -70,4 +83,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     main()

@@ -29,17 +29,28 @@ their dense matrices in the PPO update too
 (:meth:`~sixtysix_training.common.equivariant.SuitSymmetricLinear.dense`).
 With ``--compare batched_games=true`` that is the training of before issue
 50 (games one at a time, the dense product) against today's.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
+imported; torch's threads are left as they are); it prints how long it took as it ends,
+on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
+import atexit
 import os
-import platform
-import statistics
 import sys
 import time
+
+# numpy's BLAS (OpenBLAS in numpy's wheels) on one thread, set before numpy is imported, as
+# training keeps it; torch's threads are left as they are (they are part of what is timed).
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+_STARTED = time.perf_counter()
+
+import argparse
+import contextlib
+import platform
+import statistics
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -237,4 +248,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     sys.exit(main())

@@ -1,7 +1,7 @@
 """The batched engine side by side with the per-hand environment and OpenSpiel's C++ games.
 
     python speed/bench_vector.py [--seconds 2] [--rounds 3] [--sizes 64 256 1024 4096]
-                                      [--eval-deals 1000] [--no-eval]
+                                      [--eval-deals 1000] [--no-eval] [--eval-only]
 
 Prints, from one process:
 
@@ -20,29 +20,51 @@ Prints, from one process:
    C++ ``skat`` (observation tensor read at every decision) and ``euchre``
    (information-state tensor) through ``pyspiel``, random legal moves; and the
    ratios.
-3. **Paired-deal evaluation** (``--no-eval`` skips it): ``sixtysix eval
-   sixtysix-ppo-v4 sixtysix-ppo-v3`` on one worker, per hand (the path before
+3. **Paired-deal evaluation** (``--no-eval`` skips it, ``--eval-only`` skips 1 and 2):
+   ``sixtysix eval sixtysix-ppo-v5 sixtysix-ppo-v4`` on one worker, per hand (the path before
    the batched engine) and in lock-step (what ``sixtysix eval`` does now),
    hands per second, the ratio, and whether every deal's game points are the
    same; then in lock-step with one matrix product per batch for each policy
    (``BatchedPolicy(exact=False)``: faster, but its float sums run in another
    order, so a near tie can go the other way) and how many deals then differ.
-   The same for ``sixtysix-ppo`` against ``random`` and ``sixtysix-ppo-v4``
-   against ``heuristic``.
+   The same for ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3``, ``sixtysix-ppo``
+   against ``random`` and ``sixtysix-ppo-v4`` against ``heuristic``.
+4. **Forward passes** (with 3): ``sixtysix-ppo-v5``'s layers over random 0/1
+   observations, computed four ways: each row alone (the agent's path for one
+   observation, and ``BatchedPolicy``'s exact rows), in fixed blocks of 4 and of 8
+   rows (one matrix product per block, the last block padded with zeros, one
+   observation padded to a block), and one matrix product for the whole batch. For
+   each: milliseconds per row in a batch of 1,000, milliseconds for one
+   observation, whether a row's logits are the same bit for bit in batches of
+   other sizes and at other places as alone, and whether they are the agent's own.
 
 Compare ratios, not absolute figures, across machines: the machines this is
 run on are shared.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
+numpy is imported); it prints how long it took as it ends, on stderr (3 min 18 s with
+the defaults on 2 shared cores under load).
 """
 
 from __future__ import annotations
 
-import argparse
+import atexit
 import os
+import sys
+import time
+
+# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
+# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
+# 23,582 to 1,522 steps/s under load without it).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+_STARTED = time.perf_counter()
+
+import argparse
 import platform
 import random
 import statistics
-import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -157,6 +179,55 @@ def eval_rates(agents: list[str], deals: int, seed: int) -> list[tuple[float, li
     return out
 
 
+def _blocks(net, x: np.ndarray, size: int) -> np.ndarray:
+    """The layers over rows in blocks of ``size`` (the last padded with zeros), one matrix
+    product per block and layer."""
+    padded = np.zeros((-(-len(x) // size) * size, x.shape[1]), np.float32)
+    padded[:len(x)] = x
+    out = net.layer_logits(padded.reshape(-1, size, x.shape[1]))
+    return out.reshape(len(padded), -1)[:len(x)]
+
+
+FORWARDS = {
+    "each row alone (the agent's; exact=True)": lambda net, x: net.layer_logits(x[:, None, :])[:, 0],
+    "blocks of 4 rows": lambda net, x: _blocks(net, x, 4),
+    "blocks of 8 rows": lambda net, x: _blocks(net, x, 8),
+    "one product for the batch (exact=False)": lambda net, x: net.layer_logits(x),
+}
+
+
+def forward_table(name: str = "sixtysix-ppo-v5", rows: int = 1000, seed: int = 0) -> None:
+    """Section 4: each of :data:`FORWARDS` over ``name``'s layers."""
+    from sixtysix_env.policy import read_policy
+    from sixtysix_env.policy.observation import OBS_SIZE
+    from sixtysix_env.policy.shipped import shipped_policies
+
+    net = read_policy(shipped_policies()[name].path)[0]
+    rng = np.random.default_rng(seed)
+    x = (rng.random((rows, OBS_SIZE)) < 0.3).astype(np.float32)
+    own = np.stack([net.layer_logits(row) for row in x[:200]])  # PolicyAgent.act's pass
+    print(f"| forward pass | ms per row, batch of {rows:,} | ms for one observation "
+          "| a row's logits the same in any batch as alone | the agent's own |")
+    print("|---|---:|---:|---|---|")
+    for label, f in FORWARDS.items():
+        alone = np.concatenate([f(net, x[i:i + 1]) for i in range(200)])
+        batch, one = [], []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            f(net, x)
+            batch.append((time.perf_counter() - t0) / rows)
+            t0 = time.perf_counter()
+            for i in range(50):
+                f(net, x[i:i + 1])
+            one.append((time.perf_counter() - t0) / 50)
+        same = all(np.array_equal(f(net, x[picks])[:len(picks)], alone[picks])
+                   for size in (2, 7, 9, 13, 200)
+                   for picks in (rng.permutation(200)[:size],))
+        print(f"| {label} | {statistics.median(batch) * 1e3:.4f} | "
+              f"{statistics.median(one) * 1e3:.3f} | {'yes' if same else 'NO'} | "
+              f"{'yes' if np.array_equal(alone, own) else 'NO'} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=2.0)
@@ -164,10 +235,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 256, 1024, 4096, 16384])
     ap.add_argument("--eval-deals", type=int, default=1000)
     ap.add_argument("--no-eval", action="store_true")
+    ap.add_argument("--eval-only", action="store_true", help="only sections 3 and 4")
     args = ap.parse_args(argv)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
+    if not args.eval_only:
+        vector_sections(args)
+    if not args.no_eval:
+        eval_section(args.eval_deals)
+        print("\n## 4. Forward passes of sixtysix-ppo-v5's layers, one BLAS thread\n")
+        forward_table()
 
+
+def vector_sections(args) -> None:
+    """Sections 1, 1b and 2."""
     print("\n## 1. The vector environment's steps per second against num_envs (random opponent)\n")
     print("| num_envs | steps/s |")
     print("|---:|---:|")
@@ -215,16 +296,18 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(f"| {k} | not installed (pip install open-spiel) | |")
 
-    if args.no_eval:
-        return
-    print(f"\n## 3. Paired-deal evaluation, one worker, {args.eval_deals:,} deals "
+
+
+def eval_section(deals: int) -> None:
+    """Section 3."""
+    print(f"\n## 3. Paired-deal evaluation, one worker, {deals:,} deals "
           "(sixtysix eval A B --workers 1)\n")
     print("| A vs B | per hand, hands/s | lock-step, hands/s | ratio | same game points "
           "| one product per batch, hands/s | ratio | deals whose game points differ |")
     print("|---|---:|---:|---:|---|---:|---:|---:|")
-    for pair in (["sixtysix-ppo-v4", "sixtysix-ppo-v3"], ["sixtysix-ppo", "random"],
-                 ["sixtysix-ppo-v4", "heuristic"]):
-        (old, r0), (new, r1), (fast, r2) = eval_rates(pair, args.eval_deals, seed=11)
+    for pair in (["sixtysix-ppo-v5", "sixtysix-ppo-v4"], ["sixtysix-ppo-v4", "sixtysix-ppo-v3"],
+                 ["sixtysix-ppo", "random"], ["sixtysix-ppo-v4", "heuristic"]):
+        (old, r0), (new, r1), (fast, r2) = eval_rates(pair, deals, seed=11)
         differ = sum(a != b for a, b in zip(r0, r2))
         print(f"| {' vs '.join(pair)} | {old:,.0f} | {new:,.0f} | {new / old:.1f}x | "
               f"{'yes, every deal' if r0 == r1 else 'NO'} | {fast:,.0f} | {fast / old:.1f}x | "
@@ -232,4 +315,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     main()

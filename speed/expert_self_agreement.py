@@ -6,9 +6,25 @@ The learner (``sixtysix-ppo``) plays hands against the heuristic; at each of
 its decisions with a choice, the teacher is asked twice with different random
 generators. The share of equal answers bounds how well any policy can match
 the teacher's hard labels (research/notes/strength.md). About 2.5 minutes for 200 hands.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
+numpy is imported); it prints how long it took as it ends, on stderr.
 """
 
 from __future__ import annotations
+
+import atexit
+import os
+import sys
+import time
+
+# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
+# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
+# 23,582 to 1,522 steps/s under load without it).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+_STARTED = time.perf_counter()
 
 import argparse
 import random
@@ -49,4 +65,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     main()

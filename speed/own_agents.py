@@ -20,18 +20,29 @@ The positions are every decision of ``--hands`` hands of the heuristic
 against itself (single legal actions included, as ``sixtysix eval`` counts
 them). Figures depend on the machine and its load: the header says which
 machine, and run it on an otherwise idle core.
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
+imported; torch's threads are left as they are); it prints how long it took as it ends,
+on stderr.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
+import time
+
+# numpy's BLAS (OpenBLAS in numpy's wheels) on one thread, set before numpy is imported, as
+# training keeps it; torch's threads are left as they are (they are part of what is timed).
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+_STARTED = time.perf_counter()
+
 import argparse
 import importlib
-import os
 import random
 import statistics
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -243,4 +254,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     main()

@@ -18,9 +18,25 @@ smaller group too and plays a round robin of them and the plain policy
 Each averaged network evaluates one forward pass per renaming, as one batch.
 Set ``OPENBLAS_NUM_THREADS=1`` with ``--workers 2`` on 2 cores, or the
 workers' BLAS threads fight over them (the figures do not depend on it).
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
+numpy is imported); it prints how long it took as it ends, on stderr.
 """
 
 from __future__ import annotations
+
+import atexit
+import os
+import sys
+import time
+
+# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
+# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
+# 23,582 to 1,522 steps/s under load without it).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+_STARTED = time.perf_counter()
 
 import argparse
 import itertools
@@ -91,4 +107,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     raise SystemExit(main())

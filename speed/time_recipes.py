@@ -10,16 +10,27 @@ RLlib and AgileRL blocks with the interpreter of their own environment).
     python speed/time_recipes.py                       # every block, one thread
     python speed/time_recipes.py --only Tianshou --threads default --timeout 600
     .venv-rllib/bin/python speed/time_recipes.py --only RLlib
+
+numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
+imported; torch's threads are left as they are); it prints how long it took as it ends,
+on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
+import atexit
 import os
-import re
-import subprocess
 import sys
 import time
+
+# numpy's BLAS (OpenBLAS in numpy's wheels) on one thread, set before numpy is imported, as
+# training keeps it; torch's threads are left as they are (they are part of what is timed).
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+_STARTED = time.perf_counter()
+
+import argparse
+import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,4 +102,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
+                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
     raise SystemExit(main())

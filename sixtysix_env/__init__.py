@@ -6,7 +6,10 @@ observation and the numpy networks), ``batched`` (the compiled engine),
 ``agents``, ``env`` (the environments, their adapters and the AEC page), and
 the front doors ``evaluation``, ``benchmark``, ``play`` and ``cli``
 (``docs/architecture.md``). Importing this package loads the rules engine only;
-``sixtysix_v0`` and ``openspiel_game`` are imported on first use.
+``sixtysix_v0`` and ``openspiel_game`` are imported on first use. The module paths
+of 0.1.0 that moved into the folders (``sixtysix_env.engine``,
+``sixtysix_env.openspiel_game``, ...) still import, as aliases that warn once
+(:mod:`.util.moved`, ``CHANGELOG.md``).
 """
 
 from .game.actions import (

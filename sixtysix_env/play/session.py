@@ -12,8 +12,9 @@ The computer chooses its actions through the agent interface,
 state either.
 
 The sentences it and its front ends give the person (why a move is refused,
-what each step did, how a hand ended) are the wording layer's
-(:mod:`sixtysix_env.game.wording`), re-exported here. Words used in messages and
+what each step did, how a hand ended) are the rules tower's
+(:mod:`sixtysix_env.game.wording`) in the match's voice (:mod:`.wording`, beside this
+module), re-exported here. Words used in messages and
 front ends follow the game: the stock, the trump card under it, tricks,
 marriages, the exchange of the trump 9, closing, a hand (one deal) and the
 match (to 7 game points).
@@ -50,21 +51,6 @@ from ..game.engine import HandResult, State, Trick, deal_from_deck
 from ..game.match import Match
 from ..game.rules import marriage_points as rules_marriage_points
 from ..game.view import PlayerView, player_view
-
-# The sentences live in the wording layer; the session re-exports those that code
-# imports from here.
-from ..game.wording.play import (
-    NAMES,
-    VOICE,
-    card_words,
-    explain_result,
-    narrate,
-    points_breakdown,
-    rank_word,
-    result_headline,
-    verb,
-    who,
-)
 from ..game.wording.refusals import (
     HAND_IN_PLAY,
     HAND_OVER,
@@ -77,6 +63,21 @@ from ..policy.shipped import networks_for, shipped_names, trained_preset
 from ..policy.standings import strongest
 from ..util.checks import is_int
 from ..util.errors import SixtySixError
+
+# The match's sentences live beside the session (play/wording.py); the session
+# re-exports those that code imports from here.
+from .wording import (
+    NAMES,
+    VOICE,
+    card_words,
+    explain_result,
+    narrate,
+    points_breakdown,
+    rank_word,
+    result_headline,
+    verb,
+    who,
+)
 
 HUMAN, COMPUTER = 0, 1
 

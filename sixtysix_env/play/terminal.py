@@ -45,13 +45,6 @@ from ..game.rules import (
     marriage_points,
 )
 from ..game.view import PlayerView
-from ..game.wording.play import (
-    explain_result,
-    match_headline,
-    narrate,
-    points_breakdown,
-    result_headline,
-)
 from ..game.wording.refusals import explain_illegal, strict_reason
 from .session import (
     COMPUTER,
@@ -67,6 +60,13 @@ from .session import (
     parse_card_text,
     sort_hand,
     suit_order,
+)
+from .wording import (
+    explain_result,
+    match_headline,
+    narrate,
+    points_breakdown,
+    result_headline,
 )
 
 HELP = """\

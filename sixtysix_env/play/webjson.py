@@ -14,8 +14,8 @@ from typing import Any
 from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
 from ..game.cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
 from ..game.engine import Close, Exchange, Marriage, Trick
-from ..game.wording.play import explain_result, narrate, points_breakdown, result_headline
 from .session import COMPUTER, HUMAN, GameSession, Step, moves, sort_hand
+from .wording import explain_result, narrate, points_breakdown, result_headline
 
 SIDE = ("you", "computer")
 

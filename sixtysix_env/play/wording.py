@@ -3,7 +3,9 @@ narration of each step, the hand's and the match's result, cards in words.
 
 The person is seat 0 (``play.session.HUMAN``), spoken to in the second person;
 the computer is seat 1. A step (``play.session.Step``) is read by its fields:
-the session sits above this layer.
+the session sits above this module. The sentences of the game itself (an event, a
+hand's result, a refusal) are the rules tower's, in ``game.wording``; this module
+gives them the match's voice (``game.wording.play`` is an alias of this module).
 """
 
 from __future__ import annotations
@@ -11,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, action_card
-from ..cards import NUM_RANKS, SUIT_NAMES, card_label, cards_of
-from ..rules import trick_points
-from .events import close_sentence, exchange_sentence, marriage_sentence
-from .results import explain_hand, hand_headline
-from .results import points_breakdown as points_breakdown  # re-exported: the play's words
-from .voice import named
+from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, action_card
+from ..game.cards import NUM_RANKS, SUIT_NAMES, card_label, cards_of
+from ..game.rules import trick_points
+from ..game.wording.events import close_sentence, exchange_sentence, marriage_sentence
+from ..game.wording.results import explain_hand, hand_headline
+from ..game.wording.results import points_breakdown as points_breakdown  # re-exported
+from ..game.wording.voice import named
 
-if TYPE_CHECKING:  # only for annotations: the session and the events sit above this layer
-    from ...play.session import Step
-    from ..events import HandResult
+if TYPE_CHECKING:  # only for annotations: the session sits above this module
+    from ..game.events import HandResult
+    from .session import Step
 
 NAMES = ("you", "the computer")
 #: The person's side of every sentence: "you lead", "the computer leads".

@@ -28,6 +28,7 @@ MOVED = {
     "sixtysix_env.errors": "sixtysix_env.util.errors",
     "sixtysix_env.events": "sixtysix_env.game.events",
     "sixtysix_env.files": "sixtysix_env.util.files",
+    "sixtysix_env.game.wording.play": "sixtysix_env.play.wording",
     "sixtysix_env.gym_registration": "sixtysix_env.env.registration",
     "sixtysix_env.machine": "sixtysix_env.util.machine",
     "sixtysix_env.match": "sixtysix_env.game.match",

@@ -6,8 +6,9 @@ import pytest
 
 from sixtysix_env.game import render, wording
 from sixtysix_env.game.events import Close, HandResult
-from sixtysix_env.game.wording import play, refusals
+from sixtysix_env.game.wording import refusals
 from sixtysix_env.play import session
+from sixtysix_env.play import wording as play
 
 
 def test_the_play_voice_speaks_to_the_person_and_names_the_computer():

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,42 @@ def test_gymnasium_make_works_after_import_in_any_order(imports):
         "print(obs['observation'].shape, type(env.unwrapped).__name__)"
     )
     assert out.strip() == "(349,) SixtySixEnv"
+
+
+#: The package's folders, lowest first, as the first contract of pyproject.toml orders
+#: them (folders of one layer share a rank).
+FOLDER_RANK = {"util": 0, "game": 1, "policy": 2, "batched": 3, "agents": 4, "env": 5,
+               "evaluation": 6, "play": 6, "benchmark": 7}
+
+
+def _imported_folders(path: Path) -> list[tuple[int, str]]:
+    """(line, folder) of every ``sixtysix_env`` folder a module imports from, those it
+    imports for annotations only (``if TYPE_CHECKING:``) included."""
+    parts = path.relative_to(ROOT / "sixtysix_env").parts
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = list(parts[:-1])[: len(parts) - node.level]
+            target = base + (node.module or "").split(".")
+        elif (node.module or "").startswith("sixtysix_env."):
+            target = node.module.split(".")[1:]
+        else:
+            continue
+        out += [(node.lineno, target[0])] if target and target[0] else []
+    return out
+
+
+def test_no_folder_names_one_above_it_not_even_for_annotations():
+    """import-linter leaves out the imports under ``if TYPE_CHECKING:``; this does not: the
+    match's words (game/wording/play.py) named play/session.py from the rules tower."""
+    upward = []
+    for path in sorted((ROOT / "sixtysix_env").rglob("*.py")):
+        mine = path.relative_to(ROOT / "sixtysix_env").parts[0]
+        if mine not in FOLDER_RANK:
+            continue
+        upward += [f"{path.relative_to(ROOT)}:{line} imports from {folder}/"
+                   for line, folder in _imported_folders(path)
+                   if FOLDER_RANK.get(folder, -1) > FOLDER_RANK[mine]]
+    assert not upward, upward

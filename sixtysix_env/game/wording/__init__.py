@@ -10,21 +10,20 @@ narration, in one place (the terminal's own screen, its help, table and prompts,
 ``results``
     why a hand scored what it did (``HandResult.explain``), who won it, each
     side's points.
-``play``
-    the words of a match against the computer: its voice ("you", "the
-    computer"), the narration of each step, the hand's and the match's result.
 ``refusals``
     why a move the person asks for is not legal now (:func:`explain_illegal`,
     the words for each refusal code of the rules), and the session's refusals.
 
 The layer sits above the rules, actions and cards (what it words) and below the
 events (``HandResult.explain``), render (``describe_event``) and the play
-session, which use it: an event, a view or a step is read by its fields (their
-types are imported for annotations only). Standard library only.
+session, which use it: an event or a view is read by its fields (their types are
+imported for annotations only). Standard library only. The words of a match against
+the computer (its voice, "you" and "the computer", and the narration of its steps)
+are the play's: :mod:`sixtysix_env.play.wording` (``game.wording.play`` is an alias of
+it that warns).
 """
 
 from .events import close_sentence, exchange_sentence, marriage_sentence, trick_sentence
-from .play import explain_result, match_headline, narrate, result_headline
 from .refusals import REFUSAL_WORDS, explain_illegal, strict_reason
 from .results import explain_hand, hand_headline, points_breakdown
 from .voice import SEATS, Voice, named, third_person
@@ -37,14 +36,10 @@ __all__ = [
     "exchange_sentence",
     "explain_hand",
     "explain_illegal",
-    "explain_result",
     "hand_headline",
     "marriage_sentence",
-    "match_headline",
     "named",
-    "narrate",
     "points_breakdown",
-    "result_headline",
     "strict_reason",
     "third_person",
     "trick_sentence",

@@ -1,0 +1,5 @@
+"""Moved to :mod:`sixtysix_env.play.wording` (0.2.0); this path is an alias that warns once."""
+
+from sixtysix_env.util.moved import alias
+
+alias("sixtysix_env.game.wording.play", __name__)

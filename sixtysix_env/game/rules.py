@@ -1,8 +1,10 @@
 """The rule configuration: one named switch per row of the preset table.
 
 ``docs/rules.md`` describes the rules these switches select: the default
-rule set, ``altmisalti``, and two published families, ``pagat66`` and
-``santase`` (the table of every switch per preset is docs/rules.md §17).
+rule set, ``altmisalti``, two published families, ``pagat66`` and
+``santase``, and the 20-card game Schnapsen, ``schnapsen`` (the standard
+game) and ``schnapsen-vu`` (the ``schnapsen`` package's engine); the table of
+every switch per preset is docs/rules.md §17.
 Any switch can be overridden by name::
 
     rules = make_rules("pagat66", match_target=11)
@@ -16,9 +18,11 @@ from typing import Any
 
 from ..util.errors import RuleConfigError
 from .cards import (
+    ALL_CARDS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
-    NINE_BIT,
+    JACK,
+    NINE,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
@@ -29,6 +33,25 @@ from .cards import (
 FAILED_CLOSE_PENALTIES = ("2", "2-or-3", "3")
 OPPONENT_TOTALS_AT = ("end", "close")
 TIE_RULES = ("no-points", "carry-over")
+#: Deck sizes: the 24-card deck, or the 20-card one (the same without the nines).
+DECKS = (24, 20)
+#: How a marriage is declared: by leading its queen or its king, or its king only.
+MARRIAGE_LEADS = ("either", "king")
+#: The switches added with the 20-card presets, and their defaults: ``to_dict`` writes them
+#: only where they differ, so the records written before them read the same.
+_LATER_SWITCHES = {
+    "deck": 24,
+    "closing": True,
+    "marriage_needs_trick": True,
+    "exchange_needs_trick": True,
+    "marriage_points_pending": False,
+    "marriage_lead": "either",
+    "last_trick_wins": False,
+}
+#: Marriage action ids 24-31 as a mask: all, or those leading a king (odd ids).
+_MARRIAGE_ACTIONS = {"either": 0xFF << 24, "king": 0xAA << 24}
+#: The nines' bits (cards not in the 20-card deck).
+_NINES = sum(1 << (s * NUM_RANKS + NINE) for s in range(NUM_SUITS))
 
 
 @dataclass(frozen=True)
@@ -61,6 +84,24 @@ class RuleConfig:
     going_out: int = 66
     #: Bonus for the last trick when the hand runs out without a close.
     last_trick_bonus: int = 10
+    #: Cards in the deck: 24 (9 J Q K 10 A), or 20 (the same without the nines: hands
+    #: of 5, the trump jack exchanged for the face-up trump).
+    deck: int = 24
+    #: The stock may be closed at all.
+    closing: bool = True
+    #: A marriage may be declared only by a side that has won a trick (without one its
+    #: points count once a trick is won, as always).
+    marriage_needs_trick: bool = True
+    #: The exchange of the trump 9 (or jack) needs a trick won.
+    exchange_needs_trick: bool = True
+    #: A marriage's points wait until its declarer next wins a trick (points never
+    #: redeemed never count; a declaration never ends the hand by itself).
+    marriage_points_pending: bool = False
+    #: How a marriage is declared: "either" (leading its queen or its king) or "king".
+    marriage_lead: str = "either"
+    #: A hand played out without a close is won by the last trick's winner, for one
+    #: game point (no last-trick bonus, no tie).
+    last_trick_wins: bool = False
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -74,6 +115,8 @@ class RuleConfig:
             ("failed_close_penalty", FAILED_CLOSE_PENALTIES),
             ("opponent_totals_at", OPPONENT_TOTALS_AT),
             ("tie_rule", TIE_RULES),
+            ("deck", DECKS),
+            ("marriage_lead", MARRIAGE_LEADS),
         ):
             if getattr(self, key) not in allowed:
                 raise RuleConfigError(
@@ -92,13 +135,65 @@ class RuleConfig:
                     f"rule switch {key!r} got {getattr(self, key)!r}; allowed: {lo} to {hi}"
                 )
 
+    # -- what the deck implies (derived, not switches) ---------------------------
+
+    @property
+    def hand_size(self) -> int:
+        """Cards in a hand after the deal: 6 (24-card deck) or 5 (20-card deck)."""
+        return 6 if self.deck == 24 else 5
+
+    @property
+    def deck_mask(self) -> int:
+        """The deck's cards as a card mask (the 20-card deck has no nines)."""
+        return ALL_CARDS if self.deck == 24 else ALL_CARDS & ~_NINES
+
+    @property
+    def deck_cards(self) -> tuple[int, ...]:
+        """The deck's card ids, ascending."""
+        m = self.deck_mask
+        return tuple(c for c in range(NUM_CARDS) if m >> c & 1)
+
+    @property
+    def exchange_rank(self) -> int:
+        """The rank exchanged for the face-up trump: the deck's lowest (the 9, or the jack)."""
+        return NINE if self.deck == 24 else JACK
+
+    @property
+    def stock_start(self) -> int:
+        """Face-down cards in the stock after the deal: 11, or 9."""
+        return self.deck - 2 * self.hand_size - 1
+
+    @property
+    def exchange_bits(self) -> tuple[int, ...]:
+        """For each trump suit, the bit of the card exchanged for the face-up trump."""
+        r = self.exchange_rank
+        return tuple(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS))
+
+    @property
+    def marriage_actions(self) -> int:
+        """The marriage actions (ids 24-31, as a mask) these rules allow at all: all eight,
+        or under ``marriage_lead="king"`` the four that lead a king."""
+        return _MARRIAGE_ACTIONS[self.marriage_lead]
+
+    @property
+    def num_tricks(self) -> int:
+        """Tricks in a hand played out: 12, or 10."""
+        return self.deck // 2
+
     def replace(self, **changes: Any) -> RuleConfig:
         """A copy with some switches changed (unknown names are an error)."""
         _check_switch_names(changes)
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The switches by name (with ``name``); those added with the 20-card presets only
+        where they differ from their defaults, so that every record written before them
+        (eval results, benchmark pairs, policy metadata) still reads as the same rules."""
+        d = dataclasses.asdict(self)
+        for key, default in _LATER_SWITCHES.items():
+            if d[key] == default:
+                del d[key]
+        return d
 
 
 SWITCHES = tuple(f.name for f in dataclasses.fields(RuleConfig) if f.name != "name")
@@ -120,6 +215,36 @@ PRESETS: dict[str, RuleConfig] = {
         min_stock_to_exchange=2,
         failed_close_penalty="3",
         match_target=11,
+    ),
+    # The standard game of Schnapsen, as the published rules give it (our reading where
+    # they differ: docs/rules.md §17).
+    "schnapsen": RuleConfig(
+        name="schnapsen",
+        deck=20,
+        must_beat_in_suit=True,
+        marriage_after_close=True,
+        min_stock_to_close=2,
+        min_stock_to_exchange=2,
+        marriage_needs_trick=False,
+        exchange_needs_trick=False,
+        failed_close_penalty="2-or-3",
+        opponent_totals_at="close",
+        last_trick_wins=True,
+        last_trick_bonus=0,
+    ),
+    # Schnapsen as the ``schnapsen`` package (0.0.5) plays it (docs/rules.md §19).
+    "schnapsen-vu": RuleConfig(
+        name="schnapsen-vu",
+        deck=20,
+        closing=False,
+        must_beat_in_suit=True,
+        marriage_after_close=True,
+        marriage_needs_trick=False,
+        exchange_needs_trick=False,
+        marriage_points_pending=True,
+        marriage_lead="king",
+        last_trick_wins=True,
+        last_trick_bonus=0,
     ),
 }
 
@@ -250,6 +375,8 @@ STOCK_EXHAUSTED = "stock_exhausted"
 STOCK_TOO_SMALL = "stock_too_small"  # fewer face-down cards than the switch asks
 FIRST_LEAD = "first_lead"  # close_on_first_lead is off and no trick is done
 MARRIAGE_PHASE = "marriage_phase"  # strict phase without marriage_after_close
+NO_CLOSING = "no_closing"  # the rules have no closing (closing=False)
+KING_ONLY = "king_only"  # marriage_lead="king": a marriage is declared by leading its king
 REFUSALS = (
     NOT_HELD,
     MUST_FOLLOW,
@@ -261,6 +388,8 @@ REFUSALS = (
     STOCK_TOO_SMALL,
     FIRST_LEAD,
     MARRIAGE_PHASE,
+    NO_CLOSING,
+    KING_ONLY,
 )
 
 
@@ -281,7 +410,7 @@ def marriage_refusal(
     rules: RuleConfig, won_trick: bool, closed: bool, stock_left: int, just_closed: bool
 ) -> str | None:
     """Why the leader may not declare a marriage it holds (None if it may; docs/rules.md §8)."""
-    if not won_trick:
+    if not won_trick and rules.marriage_needs_trick:
         return NO_TRICK_YET
     if (closed or not stock_left) and not (rules.marriage_after_close or just_closed):
         return MARRIAGE_PHASE
@@ -291,10 +420,11 @@ def marriage_refusal(
 def exchange_refusal(
     rules: RuleConfig, hand: int, trump_suit: int, won_trick: bool, closed: bool, stock_left: int
 ) -> str | None:
-    """Why the leader may not exchange the trump 9 (None if it may; docs/rules.md §9)."""
-    if not hand & NINE_BIT[trump_suit]:
+    """Why the leader may not exchange the trump 9 (the jack with 20 cards; None if it may;
+    docs/rules.md §9)."""
+    if not hand >> (trump_suit * NUM_RANKS + rules.exchange_rank) & 1:
         return NOT_HELD
-    if not won_trick:
+    if not won_trick and rules.exchange_needs_trick:
         return NO_TRICK_YET
     if closed:
         return STOCK_CLOSED
@@ -309,6 +439,8 @@ def close_refusal(
     rules: RuleConfig, closed: bool, stock_left: int, tricks_done: int
 ) -> str | None:
     """Why the leader may not close the stock (None if it may; docs/rules.md §10)."""
+    if not rules.closing:
+        return NO_CLOSING
     if closed:
         return STOCK_CLOSED
     if not stock_left:

@@ -82,8 +82,15 @@ def test_illegal_action_error_names_action_phase_and_legal_set():
 
 
 def test_rule_config_errors_name_the_allowed_values():
-    with pytest.raises(RuleConfigError, match="allowed presets: altmisalti, pagat66, santase"):
-        make_rules("schnapsen")
+    with pytest.raises(
+        RuleConfigError, match="allowed presets: altmisalti, pagat66, santase, schnapsen, "
+    ):
+        make_rules("sixtysix")
+    with pytest.raises(RuleConfigError, match="'marriage_lead' got 'queen'; allowed values: "
+                       "'either', 'king'"):
+        make_rules("schnapsen", marriage_lead="queen")
+    with pytest.raises(RuleConfigError, match="'deck' got 32; allowed values: 24, 20"):
+        make_rules("schnapsen", deck=32)
     with pytest.raises(RuleConfigError, match="unknown rule switch 'must_beat'.*allowed switches"):
         make_rules("altmisalti", must_beat=True)
     with pytest.raises(RuleConfigError, match="'failed_close_penalty'.*allowed values"):

@@ -34,6 +34,9 @@ index  name          meaning
 21     CLOSED_BY     seat that closed the stock, or -1
 22     TRICK_NO      tricks completed
 23     JUST_CLOSED   1 between a close and the lead that follows it
+24-25  PENDING       marriage points declared and not yet counted (only under
+                     ``marriage_points_pending``: redeemed at the declarer's
+                     next won trick)
 =====  ============  ===================================================
 """
 
@@ -59,7 +62,6 @@ from .cards import (
     BYTE_BITS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
-    NINE,
     NUM_CARDS,
     NUM_RANKS,
     PARTNER_BIT,
@@ -97,13 +99,14 @@ from .rules import (
 
 HAND, CARD_PTS, MARRIAGE_PTS, TRICKS, PLAYED, KNOWN, EXCLUDED = 0, 2, 4, 6, 8, 10, 12
 STOCK_POS, TRUMP_CARD, TRUMP_SUIT, DEALER, LEADER, TO_MOVE = 14, 15, 16, 17, 18, 19
-LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = 20, 21, 22, 23
+LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED, PENDING = 20, 21, 22, 23, 24
 #: The number of fields of ``State.v`` (the batched engine's first fields are the same).
-NUM_FIELDS = 24
+NUM_FIELDS = 26
 _NV = NUM_FIELDS
 
+#: Cards in a hand after the deal with the 24-card deck (``RuleConfig.hand_size``: 5 with 20).
 HAND_SIZE = 6
-#: Cards dealt to a player at a time: 3 + 3 (docs/rules.md §2).
+#: Cards dealt to a player at a time: 3, then the rest of the hand (docs/rules.md §2).
 DEAL_PACKET = 3
 _B0, _B1, _B2, _B3, _B4 = BYTE_BITS
 class State:
@@ -173,7 +176,13 @@ class State:
 
     @property
     def marriage_points(self) -> tuple[int, int]:
+        """Marriage points declared (those still pending included)."""
         return (self.v[MARRIAGE_PTS], self.v[MARRIAGE_PTS + 1])
+
+    @property
+    def pending_points(self) -> tuple[int, int]:
+        """Marriage points declared and not yet redeemed (``marriage_points_pending``; else 0)."""
+        return (self.v[PENDING], self.v[PENDING + 1])
 
     @property
     def tricks_won(self) -> tuple[int, int]:
@@ -250,9 +259,12 @@ class State:
         return "leader" if seat == self.v[LEADER] else "follower"
 
     def points(self, seat: int) -> int:
-        """Card points plus marriage points (marriages count once a trick is won)."""
+        """Card points plus marriage points (marriages count once a trick is won, pending
+        ones once redeemed)."""
         v = self.v
-        return counted_total(v[CARD_PTS + seat], v[MARRIAGE_PTS + seat], v[TRICKS + seat])
+        return counted_total(
+            v[CARD_PTS + seat], v[MARRIAGE_PTS + seat] - v[PENDING + seat], v[TRICKS + seat]
+        )
 
     def events(self) -> tuple[Event, ...]:
         """Public events of the hand so far, oldest first."""
@@ -312,7 +324,7 @@ class State:
         m = hand
         won = v[TRICKS + p] > 0
         if marriage_refusal(rules, won, closed, stock_left, v[JUST_CLOSED]) is None:
-            m |= marriage_mask(hand)
+            m |= marriage_mask(hand) & rules.marriage_actions
         if exchange_refusal(rules, hand, v[TRUMP_SUIT], won, closed, stock_left) is None:
             m |= 1 << EXCHANGE
         if close_refusal(rules, closed, stock_left, v[TRICK_NO]) is None:
@@ -384,9 +396,9 @@ class State:
 def _other_move(s: State, v: list[int], p: int, action: int) -> None:
     """The moves other than a plain card, each made at most a few times a hand: the
     trump exchanged, the stock closed, a marriage declared (and its card led)."""
-    if action == EXCHANGE:  # the trump nine in hand for the face-up trump card
+    if action == EXCHANGE:  # the trump 9 (or jack) in hand for the face-up trump card
         ts = v[TRUMP_SUIT]
-        nine = card(ts, NINE)
+        nine = card(ts, s.rules.exchange_rank)
         taken = v[TRUMP_CARD]
         v[HAND + p] = (v[HAND + p] & ~(1 << nine)) | (1 << taken)
         v[KNOWN + p] |= 1 << taken
@@ -397,7 +409,7 @@ def _other_move(s: State, v: list[int], p: int, action: int) -> None:
         o = 1 - p
         v[CLOSED_BY] = p
         v[JUST_CLOSED] = 1
-        s.close_info = (v[CARD_PTS + o], v[MARRIAGE_PTS + o], v[TRICKS + o])
+        s.close_info = (v[CARD_PTS + o], v[MARRIAGE_PTS + o] - v[PENDING + o], v[TRICKS + o])
         s.log = (Close(p, v[TRICK_NO]), s.log)
         return
     c = MARRIAGE_CARD[action - FIRST_MARRIAGE]
@@ -405,6 +417,8 @@ def _other_move(s: State, v: list[int], p: int, action: int) -> None:
     pts = marriage_points(suit, v[TRUMP_SUIT])
     shown = PARTNER_BIT[c].bit_length() - 1
     v[MARRIAGE_PTS + p] += pts
+    if s.rules.marriage_points_pending:
+        v[PENDING + p] += pts
     v[KNOWN + p] |= 1 << shown
     s.log = (Marriage(p, suit, pts, c, shown), s.log)
     v[HAND + p] ^= 1 << c
@@ -412,8 +426,9 @@ def _other_move(s: State, v: list[int], p: int, action: int) -> None:
     v[LEAD] = c
     v[JUST_CLOSED] = 0
     v[TO_MOVE] = 1 - p
-    # Going out by declaring: the hand ends before the follower plays.
-    if v[CARD_PTS + p] + v[MARRIAGE_PTS + p] >= s.rules.going_out:
+    # Going out by declaring: the hand ends before the follower plays (the points
+    # counted: none before a trick is won, none pending).
+    if v[TRICKS + p] and v[CARD_PTS + p] + v[MARRIAGE_PTS + p] - v[PENDING + p] >= s.rules.going_out:
         _end_went_out(s, p)
 
 
@@ -451,6 +466,7 @@ def _apply(s: State, action: int) -> None:
     v[CARD_PTS + w] += CARD_POINTS[lead] + CARD_POINTS[c]
     v[TRICKS + w] += 1
     v[TRICK_NO] += 1
+    v[PENDING + w] = 0  # a won trick redeems the winner's pending marriage points
     s.log = (Trick(v[TRICK_NO], leader, lead, c, w), s.log)
     v[LEAD] = -1
     v[LEADER] = w
@@ -475,7 +491,10 @@ def _apply(s: State, action: int) -> None:
 
 
 def _totals(v: list[int]) -> list[int]:
-    return [counted_total(v[CARD_PTS + i], v[MARRIAGE_PTS + i], v[TRICKS + i]) for i in (0, 1)]
+    return [
+        counted_total(v[CARD_PTS + i], v[MARRIAGE_PTS + i] - v[PENDING + i], v[TRICKS + i])
+        for i in (0, 1)
+    ]
 
 
 def _failed_close_points(s: State) -> int:
@@ -507,6 +526,9 @@ def _end_ran_out(s: State, last: int) -> None:
     if closer >= 0:
         _set_result(s, 1 - closer, _failed_close_points(s), FAILED_CLOSE, totals, last)
         return
+    if s.rules.last_trick_wins:  # the last trick wins the hand, for one game point
+        _set_result(s, last, 1, LAST_TRICK, totals, last)
+        return
     totals[last] += s.rules.last_trick_bonus
     if totals[0] == totals[1]:
         _set_result(s, None, 0, TIE, totals, last)
@@ -529,7 +551,8 @@ def _set_result(s, winner, gp, reason, totals, last) -> None:
         closed_by=None if v[CLOSED_BY] < 0 else v[CLOSED_BY],
         last_trick_winner=last,
         going_out=s.rules.going_out,
-        last_trick_bonus=s.rules.last_trick_bonus,
+        last_trick_bonus=0 if s.rules.last_trick_wins else s.rules.last_trick_bonus,
+        last_trick_wins=s.rules.last_trick_wins,
     )
     s._legal = 0
 
@@ -589,12 +612,14 @@ def build_state(
     close_info: tuple[int, int, int] | None,
     result: HandResult | None,
     match_score: tuple[int, int],
+    pending_points: tuple[int, int] = (0, 0),
 ) -> State:
     """A state from its parts (``stock`` the face-down cards in drawing order); for
     :func:`~sixtysix_env.game.view.determinize`, which deals a view's hidden cards. Nothing is
     checked: the parts must describe a position the rules can reach."""
     v = [0] * _NV
     for i in (0, 1):
+        v[PENDING + i] = pending_points[i]
         v[HAND + i] = hands[i]
         v[CARD_PTS + i] = card_points[i]
         v[MARRIAGE_PTS + i] = marriage_points[i]
@@ -628,25 +653,36 @@ def deal_from_deck(
 
     Cards 1-3 go to the non-dealer, 4-6 to the dealer, 7-9 to the non-dealer,
     10-12 to the dealer; card 13 is turned up as the trump card; cards 14-24
-    are the stock in drawing order. ``deck`` is 24 card codes (a list, or one
-    string separated by spaces or commas) or card ids, checked by :func:`parse_deck`.
+    are the stock in drawing order. With a 20-card deck (``rules.deck``): cards
+    1-3, 4-6, then 7-8 to the non-dealer, 9-10 to the dealer, card 11 the trump
+    card, cards 12-20 the stock. ``deck`` is the rules' cards as codes (a list, or
+    one string separated by spaces or commas) or card ids, checked by :func:`parse_deck`.
     """
-    cards = parse_deck(deck)
+    rules = make_rules(rules)
+    cards = parse_deck(deck, rules)
     dealer = as_seat(dealer, "dealer")
-    return _deal(cards, dealer, make_rules(rules), as_match_score(match_score))
+    return _deal(cards, dealer, rules, as_match_score(match_score))
 
 
-def parse_deck(deck: Sequence[int | str] | str) -> list[int]:
+def parse_deck(
+    deck: Sequence[int | str] | str, rules: str | RuleConfig | dict | None = None
+) -> list[int]:
     """A given deck order as card ids, checked: the one checker of given deals.
 
     ``deck`` is 24 card codes (a list, or one string separated by spaces or
     commas, as ``sixtysix play --deck`` takes it) or 24 card ids 0-23 (Python
     or numpy integers: a float, even ``1.0``, or a bool is refused, as
-    everywhere, see :mod:`sixtysix_env.util.checks`), each card once. Anything
-    else raises :class:`~sixtysix_env.util.errors.DeckError` naming the
-    position, the value and what is allowed. The environments' given deals
-    (``reset(options=...)``) go through it too.
+    everywhere, see :mod:`sixtysix_env.util.checks`), each card once. Under
+    ``rules`` with a 20-card deck (``schnapsen``, ``schnapsen-vu``) it is those
+    20 cards (no nines). Anything else raises
+    :class:`~sixtysix_env.util.errors.DeckError` naming the position, the value
+    and what is allowed. The environments' given deals (``reset(options=...)``)
+    go through it too.
     """
+    if rules is not None:
+        rules = rules if type(rules) is RuleConfig else make_rules(rules)
+        if rules.deck != NUM_CARDS:
+            return _parse_short_deck(deck, rules)
     if isinstance(deck, str):
         deck = deck.replace(",", " ").split()
     elif not isinstance(deck, Iterable) or _is_array_scalar(deck):
@@ -686,6 +722,48 @@ def parse_deck(deck: Sequence[int | str] | str) -> list[int]:
     return cards
 
 
+def _parse_short_deck(deck: Sequence[int | str] | str, rules: RuleConfig) -> list[int]:
+    """:func:`parse_deck` for a deck without the nines: its cards, each once."""
+    n = rules.deck
+    what = f"the {rules.name} rules play a {n}-card deck (J Q K T A of each suit, no nines)"
+    where = f"the {rules.name} rules' {n}-card deck (J Q K T A of each suit, no nines)"
+    if isinstance(deck, str):
+        deck = deck.replace(",", " ").split()
+    elif not isinstance(deck, Iterable) or _is_array_scalar(deck):
+        raise DeckError(f"{what}: a deck is {n} card codes or card ids, got {deck!r}")
+    items = list(deck)
+    if len(items) != n:
+        raise DeckError(f"{what}: a deck has exactly {n} cards, got {len(items)}")
+    cards = []
+    for i, x in enumerate(items):
+        if isinstance(x, str):
+            try:
+                c = parse_card(x)
+            except ValueError as e:
+                raise DeckError(f"deck position {i + 1}: {e}") from None
+        elif is_int(x) and 0 <= int(x) < NUM_CARDS:
+            c = int(x)
+        else:
+            raise DeckError(
+                f"deck position {i + 1}: {x!r} is not a card code or a card id 0-23 ({ALLOWED})"
+            )
+        if not rules.deck_mask >> c & 1:
+            raise DeckError(f"deck position {i + 1}: {card_code(c)} is not in {where}")
+        cards.append(c)
+    if len(set(cards)) != n:
+        seen, dup = set(), []
+        for c in cards:
+            if c in seen:
+                dup.append(card_code(c))
+            seen.add(c)
+        missing = [c for c in rules.deck_cards if c not in seen]
+        raise DeckError(
+            f"duplicate card(s) in deck: {' '.join(dup)}; missing: "
+            + " ".join(card_code(c) for c in missing)
+        )
+    return cards
+
+
 def _is_array_scalar(x: Any) -> bool:
     """A 0-d array (numpy's), which says it is iterable and is not."""
     return getattr(x, "ndim", None) == 0
@@ -707,19 +785,32 @@ def as_match_score(score: Any) -> tuple[int, int]:
     return out  # type: ignore[return-value]
 
 
-def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> State:
+def deal_seats(hand_size: int, dealer: int) -> tuple[int, ...]:
+    """The seat each of the first ``2 * hand_size`` cards of a deck goes to: three to the
+    non-dealer, three to the dealer, then the rest of each hand (three, or two)."""
     non = 1 - dealer
+    rest = hand_size - DEAL_PACKET
+    return (non,) * DEAL_PACKET + (dealer,) * DEAL_PACKET + (non,) * rest + (dealer,) * rest
+
+
+def _deal(cards: Sequence[int], dealer: int, rules: RuleConfig, match_score) -> State:
     hands = [0, 0]
-    trump_pos = 2 * HAND_SIZE
-    for k in range(trump_pos):
-        hands[non if k // DEAL_PACKET % 2 == 0 else dealer] |= 1 << cards[k]
+    trump_pos = 2 * rules.hand_size
+    for k, seat in enumerate(deal_seats(rules.hand_size, dealer)):
+        hands[seat] |= 1 << cards[k]
     return _new_state(rules, hands, cards[trump_pos], cards[trump_pos + 1:], dealer, match_score)
 
 
-def random_deck(rng: random.Random | int | None = None) -> list[int]:
-    """A shuffled deck of card ids; the same seed gives the same deck everywhere."""
+def random_deck(
+    rng: random.Random | int | None = None, rules: str | RuleConfig | dict | None = None
+) -> list[int]:
+    """A shuffled deck of card ids (the rules' deck: 24 cards, or 20 without the nines);
+    the same seed gives the same deck everywhere."""
     r = rng if isinstance(rng, random.Random) else random.Random(as_seed(rng))
-    deck = list(FULL_DECK)
+    if rules is None:
+        deck = list(FULL_DECK)
+    else:
+        deck = list((rules if type(rules) is RuleConfig else make_rules(rules)).deck_cards)
     r.shuffle(deck)
     return deck
 
@@ -734,7 +825,7 @@ def new_hand(
     dealer = as_seat(dealer, "dealer")
     if type(rules) is not RuleConfig:
         rules = make_rules(rules)
-    return _deal(random_deck(seed), dealer, rules, as_match_score(match_score))
+    return _deal(random_deck(seed, rules), dealer, rules, as_match_score(match_score))
 
 
 def play_actions(state: State, actions: Iterable[int | str]) -> State:

@@ -71,6 +71,8 @@ class HandResult:
     #: must not assume the defaults).
     going_out: int = RuleConfig.going_out
     last_trick_bonus: int = RuleConfig.last_trick_bonus
+    #: The last trick won the hand by itself (``last_trick_wins``: Schnapsen).
+    last_trick_wins: bool = RuleConfig.last_trick_wins
 
     def returns(self) -> tuple[int, int]:
         """Zero-sum game points: (+gp, -gp) from each seat's side."""

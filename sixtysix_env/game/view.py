@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import ALL_CARDS, SUIT_MASK, bits_of
+from .cards import SUIT_MASK, bits_of
 from .engine import State, build_state
 from .events import Event, Exchange, HandResult, Marriage, Trick
 from .render import render_view
@@ -67,6 +67,9 @@ class PlayerView:
     result: HandResult | None
     #: Legal actions as a bit mask if this seat is to act, else 0.
     legal_mask: int
+    #: Marriage points declared and not yet counted, per seat (``marriage_points_pending``:
+    #: redeemed at the declarer's next won trick; public, as the tricks are).
+    pending_points: tuple[int, int] = (0, 0)
 
     @property
     def opponent(self) -> int:
@@ -121,7 +124,8 @@ class PlayerView:
 
     def unseen(self) -> int:
         """Cards whose place this seat does not know: opponent's unknown cards and the face-down stock."""
-        m = ALL_CARDS & ~self.hand & ~self.played[0] & ~self.played[1] & ~self.opponent_known
+        m = self.rules.deck_mask & ~self.hand & ~self.played[0] & ~self.played[1]
+        m &= ~self.opponent_known
         if self.stock_left:
             m &= ~(1 << self.trump_card)
         return m
@@ -129,7 +133,9 @@ class PlayerView:
     def points(self, seat: int) -> int:
         """Card points plus marriage points (marriages count once a trick is won)."""
         return counted_total(
-            self.card_points[seat], self.marriage_points[seat], self.tricks_won[seat]
+            self.card_points[seat],
+            self.marriage_points[seat] - self.pending_points[seat],
+            self.tricks_won[seat],
         )
 
     def __repr__(self) -> str:
@@ -192,6 +198,7 @@ def seat_knowledge(state: State, seat: int) -> dict[str, Any]:
         "match_score": state.match_score,
         "result": state.result,
         "legal_mask": state.legal_mask() if to_move == seat else 0,
+        "pending_points": state.pending_points,
     }
 
 
@@ -257,8 +264,7 @@ def determinize(
     r.shuffle(rest)
 
     hands = (view.hand, opp) if seat == 0 else (opp, view.hand)
-    # Seen and excluded cards only matter for cards still in hand / unplayed.
-    seen = (view.own_known, view.opponent_known)
+    seen = (view.own_known, view.opponent_known)  # both matter only for cards in play
     excluded = (view.own_excluded, view.opponent_excluded)
     if seat == 1:
         seen, excluded = seen[::-1], excluded[::-1]
@@ -284,6 +290,7 @@ def determinize(
         close_info=view.close_info,
         match_score=view.match_score,
         result=view.result,
+        pending_points=view.pending_points,
     )
 
 

@@ -54,8 +54,9 @@ index    name                meaning
                              0, 1, 3, 5, 7, 9, 11 (the counts a hand can have)
 325      my_card_points      my card points / 120
 326      opp_card_points     the opponent's card points / 120
-327      my_marriage_points  my marriage points / 100
-328      opp_marriage_pts    the opponent's marriage points / 100
+327      my_marriage_points  my marriage points / 100 (declared, less those still
+                             pending under marriage_points_pending)
+328      opp_marriage_pts    the opponent's marriage points / 100 (the same)
 329      my_tricks           tricks I have won / 12
 330      opp_tricks          tricks the opponent has won / 12
 331      opp_hand_size       cards in the opponent's hand / 6
@@ -68,7 +69,7 @@ index    name                meaning
 337      must_beat_in_suit   rule switch (see docs/rules.md §17)
 338      marriage_after_close  rule switch
 339      close_on_first_lead   rule switch
-340      min_stock_to_close     rule switch / 11
+340      min_stock_to_close     rule switch / 11; 0 under closing=False (no closing)
 341      min_stock_to_exchange  rule switch / 11
 342-344  failed_close_penalty   rule switch, one-hot "2", "2-or-3", "3"
 345      totals_at_close     rule switch opponent_totals_at == "close"
@@ -76,6 +77,15 @@ index    name                meaning
 347      going_out           rule switch / 200
 348      last_trick_bonus    rule switch / 100
 =======  ==================  ===================================================
+
+One layout serves every preset. Under the 20-card deck (``schnapsen``,
+``schnapsen-vu``) the nines are never dealt: no card plane ever holds one
+(``unseen`` is the deck's cards only), ``stock_left`` takes 0, 1, 3, 5, 7, 9,
+the trump jack takes the 9's place in ``my_exchange``/``opp_exchange``. The
+switches ``deck``, ``marriage_needs_trick``, ``exchange_needs_trick``,
+``marriage_points_pending``, ``marriage_lead`` and ``last_trick_wins`` are not
+in the rule part: presets that differ only in them look alike to a network
+(the deck shows in the card planes).
 
 The action mask (a separate int8 vector of 34, 1 = legal) is the view's
 ``legal_mask``: all zero unless the observing seat is to act.
@@ -94,7 +104,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..game.actions import NUM_ACTIONS
-from ..game.cards import ALL_CARDS, NUM_RANKS, NUM_SUITS, SUIT_MASK
+from ..game.cards import NUM_RANKS, NUM_SUITS, SUIT_MASK
 from ..game.engine import Exchange, Marriage, Trick
 from ..game.rules import FAILED_CLOSE_PENALTIES, RuleConfig
 from ..game.view import PlayerView
@@ -236,7 +246,7 @@ def rules_features(rules: RuleConfig) -> tuple[float, ...]:
         float(rules.must_beat_in_suit),
         float(rules.marriage_after_close),
         float(rules.close_on_first_lead),
-        rules.min_stock_to_close / 11,
+        rules.min_stock_to_close / 11 if rules.closing else 0.0,
         rules.min_stock_to_exchange / 11,
         *pen,
         float(rules.opponent_totals_at == "close"),
@@ -308,7 +318,7 @@ def _pack(view: PlayerView) -> tuple[int, list[float]]:
     opp_excl = view.opponent_excluded
     won, mar, exch = _public_events(view)
 
-    unseen = ALL_CARDS & ~(hand | my_played | opp_played | opp_known)
+    unseen = view.rules.deck_mask & ~(hand | my_played | opp_played | opp_known)
     trump = 0
     if view.stock_left:
         unseen &= ~(1 << view.trump_card)
@@ -349,6 +359,7 @@ def _numbers(view: PlayerView) -> list[float]:
     o = 1 - s
     cp = view.card_points
     mp = view.marriage_points
+    pend = view.pending_points
     tricks = view.tricks_won
     score = view.match_score
     target = view.rules.match_target
@@ -356,8 +367,8 @@ def _numbers(view: PlayerView) -> list[float]:
     nums = [
         cp[s] / CARD_POINTS_SCALE,
         cp[o] / CARD_POINTS_SCALE,
-        mp[s] / MARRIAGE_POINTS_SCALE,
-        mp[o] / MARRIAGE_POINTS_SCALE,
+        (mp[s] - pend[s]) / MARRIAGE_POINTS_SCALE,
+        (mp[o] - pend[o]) / MARRIAGE_POINTS_SCALE,
         tricks[s] / TRICKS_SCALE,
         tricks[o] / TRICKS_SCALE,
         view.opponent_hand_size / HAND_SIZE_SCALE,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..cards import SUIT_NAMES
+from ..cards import NUM_RANKS, RANK_NAMES, SUIT_NAMES
 from ..rules import trick_points
 from .voice import Voice
 
@@ -44,9 +44,10 @@ def marriage_sentence(e: Marriage, voice: Voice, name: Name, capital: bool = Fal
 
 
 def exchange_sentence(e: Exchange, voice: Voice, name: Name, capital: bool = False) -> str:
-    """``seat 0 exchanges the 9 of trumps for AC``."""
+    """``seat 0 exchanges the 9 of trumps for AC`` (the jack with the 20-card deck)."""
+    low = RANK_NAMES[e.nine % NUM_RANKS]
     return (
-        f"{voice.who(e.seat, capital)} {voice.verb(e.seat, 'exchange')} the 9 of trumps "
+        f"{voice.who(e.seat, capital)} {voice.verb(e.seat, 'exchange')} the {low} of trumps "
         f"for {name(e.taken)}"
     )
 

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, action_card, action_name
-from ..cards import KING, NINE, NUM_RANKS, QUEEN, SUIT_NAMES, card, card_label, cards_of
+from ..cards import KING, NUM_RANKS, QUEEN, RANK_NAMES, SUIT_NAMES, card, card_label, cards_of
 from ..rules import (
     FIRST_LEAD,
+    KING_ONLY,
     MARRIAGE_PHASE,
     MUST_BEAT,
     MUST_FOLLOW,
     MUST_TRUMP,
+    NO_CLOSING,
     NO_TRICK_YET,
     NOT_HELD,
     STOCK_CLOSED,
@@ -64,9 +66,9 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
     why = None
     if action == EXCHANGE:
         if not leading:
-            return "You can exchange the 9 of trumps only when you are about to lead."
+            return f"You can exchange {_low(view)} only when you are about to lead."
         why = exchange_refusal(rules, view.hand, ts, won_trick, closed, view.stock_left)
-        about = ("exchange", rules.min_stock_to_exchange, card(ts, NINE))
+        about = ("exchange", rules.min_stock_to_exchange, card(ts, rules.exchange_rank))
     elif action == CLOSE:
         if not leading:
             return "You can close the stock only when you are about to lead."
@@ -85,6 +87,8 @@ def explain_illegal(view: PlayerView, action: int, name: Callable[[int], str] = 
                 + "."
             )
         why = marriage_refusal(rules, won_trick, closed, view.stock_left, view.just_closed)
+        if why is None and not rules.marriage_actions >> action & 1:
+            why = KING_ONLY
         about = ("marriage", 0, None)
     else:
         c = action
@@ -114,20 +118,25 @@ def _stock_state(view: PlayerView) -> str:
     return "closed" if view.closed_by is not None else "used up"
 
 
+def _low(view: PlayerView) -> str:
+    """``the 9 of trumps``, or ``the jack of trumps`` with the 20-card deck."""
+    return f"the {RANK_NAMES[view.rules.exchange_rank]} of trumps"
+
+
 def _too_small(view: PlayerView, about, name) -> str:
     kind, least, _ = about
-    goal = "exchange the 9 of trumps" if kind == "exchange" else "close it"
+    goal = f"exchange {_low(view)}" if kind == "exchange" else "close it"
     return f"At least {least} face-down cards must be left in the stock to {goal}."
 
 
 def _no_trick(view: PlayerView, about, name) -> str:
-    what = "exchange the 9 of trumps" if about[0] == "exchange" else "declare a marriage"
+    what = f"exchange {_low(view)}" if about[0] == "exchange" else "declare a marriage"
     return f"You must win a trick before you can {what}."
 
 
 def _not_held(view: PlayerView, about, name) -> str:
     if about[0] == "exchange":
-        return f"You cannot exchange: you do not hold the 9 of trumps ({name(about[2])})."
+        return f"You cannot exchange: you do not hold {_low(view)} ({name(about[2])})."
     return f"You do not hold {name(about[2])}."
 
 
@@ -169,5 +178,9 @@ REFUSAL_WORDS: dict[str, Callable[..., str]] = {
     ),
     MARRIAGE_PHASE: lambda view, about, name: (
         "Marriages cannot be declared once the stock is closed or used up."
+    ),
+    NO_CLOSING: lambda view, about, name: "These rules have no closing of the stock.",
+    KING_ONLY: lambda view, about, name: (
+        "Under these rules a marriage is declared by leading its king, not its queen."
     ),
 }

@@ -34,6 +34,11 @@ def explain_hand(result: HandResult, voice: Voice = SEATS) -> str:
             f"{voice.who(c, True)} closed the stock but did not reach {result.going_out}: "
             f"{voice.who(w)} {voice.verb(w, 'score')} {gp} {unit}."
         )
+    if result.reason == LAST_TRICK and result.last_trick_wins:
+        return (
+            f"Nobody reached {result.going_out}; {voice.who(w)} "
+            f"{voice.verb(w, 'win')} the last trick, which wins the hand: {gp} {unit}."
+        )
     bonus = f", last trick +{result.last_trick_bonus} included" if result.last_trick_bonus else ""
     how = {
         WENT_OUT: f"{voice.who(w, True)} reached {result.totals[w]}",
@@ -61,10 +66,15 @@ def points_breakdown(result: HandResult, seat: int) -> str:
     """``52 in cards + 20 in marriages + 10 for the last trick = 82, 4 tricks``."""
     parts = [f"{result.card_points[seat]} in cards"]
     m = result.marriage_points[seat]
+    counted_m = m if result.tricks_won[seat] else 0
+    if result.last_trick_wins:  # no bonus: what the total leaves is what counted
+        counted_m = result.totals[seat] - result.card_points[seat]
     if m:
         counted = result.tricks_won[seat] > 0
-        parts.append(f"{m} in marriages" + ("" if counted else " (not counted: no trick)"))
-    counted_m = m if result.tricks_won[seat] else 0
+        note = "" if counted else " (not counted: no trick)"
+        if counted and counted_m < m:
+            note = f" ({m - counted_m} pending: not counted)"
+        parts.append(f"{m} in marriages" + note)
     bonus = result.totals[seat] - result.card_points[seat] - counted_m
     if bonus > 0 and result.reason in (LAST_TRICK, TIE):
         parts.append(f"{bonus} for the last trick")

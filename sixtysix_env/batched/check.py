@@ -54,7 +54,7 @@ def compare_random_hands(
     while done < hands:
         k = min(lanes, hands - done)
         done += k
-        decks = [random_deck(rng) for _ in range(k)]
+        decks = [random_deck(rng, cfg) for _ in range(k)]
         dealers = [rng.randrange(2) for _ in range(k)]
         if scores is None:
             sc = [(rng.randrange(cfg.match_target), rng.randrange(cfg.match_target))

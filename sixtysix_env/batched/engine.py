@@ -48,18 +48,25 @@ class BatchedHands:
 
     def deal(self, lanes, decks, dealers, scores=None) -> None:
         """Start a hand in each of ``lanes``: ``decks`` (k, 24) card ids, top card first,
-        dealt as :func:`~sixtysix_env.game.engine.deal_from_deck`; ``dealers`` (k,) seats;
-        ``scores`` (k, 2) the match score (game points) the hand is dealt at."""
+        dealt as :func:`~sixtysix_env.game.engine.deal_from_deck` ((k, 20) under a 20-card
+        deck's rules); ``dealers`` (k,) seats; ``scores`` (k, 2) the match score (game points)
+        the hand is dealt at."""
         lanes = self._lanes(lanes)
-        decks = np.ascontiguousarray(decks, dtype=np.int64).reshape(len(lanes), NUM_CARDS)
-        check_decks(decks)
+        decks = np.ascontiguousarray(decks, dtype=np.int64)
+        if decks.size != len(lanes) * self.rules.deck:
+            raise DeckError(
+                f"{len(lanes)} decks of {self.rules.deck} cards are needed for the "
+                f"{self.rules.name} rules, got an array of shape {decks.shape}"
+            )
+        decks = decks.reshape(len(lanes), self.rules.deck)
+        check_decks(decks, self.rules)
         dealers = np.ascontiguousarray(dealers, dtype=np.int64).reshape(len(lanes))
         if ((dealers != 0) & (dealers != 1)).any():
             raise ValueError(f"dealers must be seats 0 or 1, got {sorted(set(dealers.tolist()))}")
         if scores is None:
             scores = np.zeros((len(lanes), 2), np.int64)
         scores = np.ascontiguousarray(scores, dtype=np.int64).reshape(len(lanes), 2)
-        kn.deal(self.S, self.K, lanes, decks, dealers, scores)
+        kn.deal(self.S, self.K, self.R, lanes, decks, dealers, scores)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -122,7 +129,8 @@ class BatchedHands:
             closed_by=None if closed < 0 else closed,
             last_trick_winner=None if last < 0 else last,
             going_out=r.going_out,
-            last_trick_bonus=r.last_trick_bonus,
+            last_trick_bonus=0 if r.last_trick_wins else r.last_trick_bonus,
+            last_trick_wins=r.last_trick_wins,
         )
 
     # -- acting ------------------------------------------------------------------------
@@ -164,12 +172,19 @@ class BatchedHands:
         return IllegalActionError(msg, action, legal)
 
 
-def check_decks(decks: np.ndarray) -> None:
-    """Refuse a deck that is not the 24 cards once each, naming the row."""
-    ok = (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all(axis=1)
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
+def check_decks(decks: np.ndarray, rules: RuleConfig | None = None) -> None:
+    """Refuse a deck that is not the rules' cards once each (the 24 card ids 0-23, or the 20
+    without the nines), naming the row."""
+    cards = np.arange(NUM_CARDS) if rules is None else np.array(rules.deck_cards)
+    ok = (decks.shape[1] == len(cards)) and (np.sort(decks, axis=1) == cards).all(axis=1)
+    if not np.all(ok):
+        row = 0 if np.ndim(ok) == 0 else int(np.flatnonzero(~ok)[0])
+        if len(cards) == NUM_CARDS:
+            raise DeckError(
+                f"deck {row} is not the 24 card ids 0-23 once each: {decks[row].tolist()}"
+            )
         raise DeckError(
-            f"deck {row} is not the 24 card ids 0-23 once each: {decks[row].tolist()}"
+            f"deck {row} is not the {rules.name} rules' {len(cards)} card ids once each "
+            f"(0-23 without the nines 0 6 12 18): {decks[row].tolist()}"
         )
 

@@ -8,7 +8,9 @@ the tests (``tests/batched/``) play the same deals with the same moves on both
 and compare every legal mask, observation and result.
 
 The state of lane ``i`` is row ``S[i]`` (int64), laid out as below; the
-face-down stock is row ``K[i]`` (11 card ids in drawing order).
+face-down stock is row ``K[i]`` (11 columns: the card ids in drawing order,
+right-aligned, so a 20-card deal's 9 fill columns 2-10 and ``STOCK_POS``
+starts at 2: ``STOCK_LEN - STOCK_POS`` is the face-down count everywhere).
 
 =====  ==========  ====================================================
 index  name        meaning
@@ -20,7 +22,7 @@ index  name        meaning
 8-9    PLAYED      cards each seat has played (the card on the table too)
 10-11  KNOWN       cards of the seat the opponent has seen
 12-13  EXCLUDED    cards the seat is known not to hold (strict play)
-14     STOCK_POS   face-down cards already drawn (0-11)
+14     STOCK_POS   the next face-down card's column of ``K`` (11 once drawn out)
 15     TRUMP_CARD  the face-up card under the stock (the 9 after an exchange)
 16     TRUMP_SUIT
 17     DEALER
@@ -30,19 +32,20 @@ index  name        meaning
 21     CLOSED_BY   seat that closed the stock, or -1
 22     TRICK_NO    tricks completed
 23     JUST_CLOSED 1 between a close and the lead that follows it
-24-25  WON         cards in the tricks each seat has won
-26-27  MAR_SUITS   suits (bits) in which each seat declared a marriage
-28-29  EXCHANGED   1 if the seat exchanged the trump 9
-30-32  CLOSE_INFO  the closer's opponent's card points, marriage points and
-                   tricks when the stock was closed
-33     HAS_CLOSE   1 once CLOSE_INFO is set
-34     OVER        1 once the hand has ended
-35     WINNER      the hand's winner, -1 for a tie (or before the end)
-36     GP          the winner's game points
-37     REASON      1 went out, 2 failed close, 3 last trick, 4 tie
-38     LAST_WON    the winner of the last trick when the hand ran out, else -1
-39-40  TOTALS      each seat's total at the end (as ``HandResult.totals``)
-41-42  SCORE       the match score (game points) the hand was dealt at
+24-25  PENDING     marriage points declared and not yet redeemed
+26-27  WON         cards in the tricks each seat has won
+28-29  MAR_SUITS   suits (bits) in which each seat declared a marriage
+30-31  EXCHANGED   1 if the seat exchanged the trump 9 (or jack)
+32-34  CLOSE_INFO  the closer's opponent's card points, marriage points
+                   (counted ones) and tricks when the stock was closed
+35     HAS_CLOSE   1 once CLOSE_INFO is set
+36     OVER        1 once the hand has ended
+37     WINNER      the hand's winner, -1 for a tie (or before the end)
+38     GP          the winner's game points
+39     REASON      1 went out, 2 failed close, 3 last trick, 4 tie
+40     LAST_WON    the winner of the last trick when the hand ran out, else -1
+41-42  TOTALS      each seat's total at the end (as ``HandResult.totals``)
+43-44  SCORE       the match score (game points) the hand was dealt at
 =====  ==========  ====================================================
 
 The rule switches come as an int64 vector ``R`` (see :func:`rule_vector`) and
@@ -58,11 +61,9 @@ from ..game import engine as ref
 from ..game import events
 from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, NUM_ACTIONS
 from ..game.cards import (
-    ALL_CARDS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
     KING,
-    NINE,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
@@ -87,22 +88,24 @@ from ..policy.observation import (
     TRICKS_SCALE,
 )
 
-# Fields 0-23 are the reference state's ``v`` (game.engine names them); 24-42 are the
+# Fields 0-25 are the reference state's ``v`` (game.engine names them); 26-44 are the
 # kernels' own (what the reference keeps in ``log``, ``close_info`` and ``result``).
 HAND, CARD_PTS, MAR_PTS, TRICKS, PLAYED = ref.HAND, ref.CARD_PTS, ref.MARRIAGE_PTS, ref.TRICKS, ref.PLAYED
 KNOWN, EXCLUDED, STOCK_POS, TRUMP_CARD = ref.KNOWN, ref.EXCLUDED, ref.STOCK_POS, ref.TRUMP_CARD
 TRUMP_SUIT, DEALER, LEADER, TO_MOVE = ref.TRUMP_SUIT, ref.DEALER, ref.LEADER, ref.TO_MOVE
 LEAD, CLOSED_BY, TRICK_NO, JUST_CLOSED = ref.LEAD, ref.CLOSED_BY, ref.TRICK_NO, ref.JUST_CLOSED
-WON, MAR_SUITS, EXCHANGED, CLOSE_INFO, HAS_CLOSE = 24, 26, 28, 30, 33
-OVER, WINNER, GP, REASON, LAST_WON, TOTALS, SCORE = 34, 35, 36, 37, 38, 39, 41
-NUM_FIELDS = 43
+PENDING = ref.PENDING
+WON, MAR_SUITS, EXCHANGED, CLOSE_INFO, HAS_CLOSE = 26, 28, 30, 32, 35
+OVER, WINNER, GP, REASON, LAST_WON, TOTALS, SCORE = 36, 37, 38, 39, 40, 41, 43
+NUM_FIELDS = 45
 assert WON == ref.NUM_FIELDS, "the kernels' own fields follow the reference state's"
 HAND_SIZE = ref.HAND_SIZE
 #: The deck's order when dealt (game.engine._deal): three cards to the non-dealer, three to
-#: the dealer, three and three again, then the trump card turned up, then the stock.
+#: the dealer, the rest of each hand (three, or two), then the trump card turned up, then
+#: the stock.
 DEAL_PACKET = ref.DEAL_PACKET
-TRUMP_POS = 2 * HAND_SIZE
-STOCK_LEN = NUM_CARDS - TRUMP_POS - 1
+#: Columns of ``K``: the longest stock (24-card deck); a shorter one is right-aligned.
+STOCK_LEN = NUM_CARDS - 2 * HAND_SIZE - 1
 
 # Reason codes: the index in REASONS (the environments' info["hand_reason"] codes).
 REASONS = ("", events.WENT_OUT, events.FAILED_CLOSE, events.LAST_TRICK, events.TIE)
@@ -112,7 +115,11 @@ WENT_OUT, FAILED_CLOSE, LAST_TRICK, TIE = 1, 2, 3, 4
 R_MUST_BEAT, R_MARRIAGE_AFTER_CLOSE, R_CLOSE_ON_FIRST_LEAD = 0, 1, 2
 R_MIN_CLOSE, R_MIN_EXCHANGE, R_PENALTY, R_TOTALS_AT_CLOSE = 3, 4, 5, 6
 R_GOING_OUT, R_LAST_TRICK_BONUS, R_MATCH_TARGET = 7, 8, 9
-NUM_RULES = 10
+# What the deck implies, and the 20-card presets' switches.
+R_HAND_SIZE, R_DECK_MASK, R_EXCHANGE_RANK, R_CLOSING = 10, 11, 12, 13
+R_MARRIAGE_NEEDS_TRICK, R_EXCHANGE_NEEDS_TRICK, R_PENDING = 14, 15, 16
+R_MARRIAGE_ACTIONS, R_LAST_TRICK_WINS = 17, 18
+NUM_RULES = 19
 
 _SUIT = np.array(SUIT_MASK, np.int64)
 _QUEEN_KING = np.array(QUEEN_KING, np.int64)
@@ -150,6 +157,15 @@ def rule_vector(rules: RuleConfig) -> np.ndarray:
     r[R_GOING_OUT] = rules.going_out
     r[R_LAST_TRICK_BONUS] = rules.last_trick_bonus
     r[R_MATCH_TARGET] = rules.match_target
+    r[R_HAND_SIZE] = rules.hand_size
+    r[R_DECK_MASK] = rules.deck_mask
+    r[R_EXCHANGE_RANK] = rules.exchange_rank
+    r[R_CLOSING] = rules.closing
+    r[R_MARRIAGE_NEEDS_TRICK] = rules.marriage_needs_trick
+    r[R_EXCHANGE_NEEDS_TRICK] = rules.exchange_needs_trick
+    r[R_PENDING] = rules.marriage_points_pending
+    r[R_MARRIAGE_ACTIONS] = rules.marriage_actions
+    r[R_LAST_TRICK_WINS] = rules.last_trick_wins
     return r
 
 
@@ -160,10 +176,14 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def deal(S, K, lanes, decks, dealers, scores):
-    """Start a hand in each of ``lanes`` from ``decks[j]`` (24 card ids, top first), as
-    ``engine.deal_from_deck``: three and three cards each, the 13th turned up, the rest
-    the stock."""
+def deal(S, K, R, lanes, decks, dealers, scores):
+    """Start a hand in each of ``lanes`` from ``decks[j]`` (the rules' 24 or 20 card ids, top
+    first), as ``engine.deal_from_deck``: three cards each, then the rest of each hand, the
+    next card turned up, the rest the stock (right-aligned in ``K``)."""
+    hand_size = R[R_HAND_SIZE]
+    trump_pos = 2 * hand_size
+    rest = hand_size - DEAL_PACKET
+    stock_n = decks.shape[1] - trump_pos - 1
     for j in range(lanes.shape[0]):
         i = lanes[j]
         for f in range(NUM_FIELDS):
@@ -171,13 +191,19 @@ def deal(S, K, lanes, decks, dealers, scores):
         d = dealers[j]
         non = 1 - d
         deck = decks[j]
-        for k in range(TRUMP_POS):
-            seat = non if k // DEAL_PACKET % 2 == 0 else d
+        for k in range(trump_pos):
+            if k < DEAL_PACKET or DEAL_PACKET * 2 <= k < DEAL_PACKET * 2 + rest:
+                seat = non
+            else:
+                seat = d
             S[i, HAND + seat] |= 1 << deck[k]
-        S[i, TRUMP_CARD] = deck[TRUMP_POS]
-        S[i, TRUMP_SUIT] = deck[TRUMP_POS] // NUM_RANKS
-        for k in range(STOCK_LEN):
-            K[i, k] = deck[TRUMP_POS + 1 + k]
+        S[i, TRUMP_CARD] = deck[trump_pos]
+        S[i, TRUMP_SUIT] = deck[trump_pos] // NUM_RANKS
+        for k in range(STOCK_LEN - stock_n):
+            K[i, k] = -1
+        for k in range(stock_n):
+            K[i, STOCK_LEN - stock_n + k] = deck[trump_pos + 1 + k]
+        S[i, STOCK_POS] = STOCK_LEN - stock_n
         S[i, DEALER] = d
         S[i, LEADER] = non
         S[i, TO_MOVE] = non
@@ -218,18 +244,21 @@ def legal_mask(S, R, i):
     won = S[i, TRICKS + p] > 0
     ts = S[i, TRUMP_SUIT]
     # rules.marriage_refusal
-    if won and not ((closed or stock_left == 0)
-                    and not (R[R_MARRIAGE_AFTER_CLOSE] or S[i, JUST_CLOSED])):
+    if (won or not R[R_MARRIAGE_NEEDS_TRICK]) and not (
+            (closed or stock_left == 0) and not (R[R_MARRIAGE_AFTER_CLOSE] or S[i, JUST_CLOSED])):
         for s in range(NUM_SUITS):
             qk = _QUEEN_KING[s]
             if hand & qk == qk:
-                m |= 3 << (FIRST_MARRIAGE + 2 * s)  # declared with the queen or the king
+                # declared with the queen or the king (the king only, under marriage_lead="king")
+                m |= (3 << (FIRST_MARRIAGE + 2 * s)) & R[R_MARRIAGE_ACTIONS]
     # rules.exchange_refusal
-    if (hand >> (ts * NUM_RANKS + NINE) & 1 and won and not closed and stock_left > 0
+    if (hand >> (ts * NUM_RANKS + R[R_EXCHANGE_RANK]) & 1
+            and (won or not R[R_EXCHANGE_NEEDS_TRICK]) and not closed and stock_left > 0
             and stock_left >= R[R_MIN_EXCHANGE]):
         m |= 1 << EXCHANGE
     # rules.close_refusal
-    if (not closed and stock_left > 0 and (S[i, TRICK_NO] > 0 or R[R_CLOSE_ON_FIRST_LEAD])
+    if (R[R_CLOSING] and not closed and stock_left > 0
+            and (S[i, TRICK_NO] > 0 or R[R_CLOSE_ON_FIRST_LEAD])
             and stock_left >= R[R_MIN_CLOSE]):
         m |= 1 << CLOSE
     return m
@@ -243,10 +272,11 @@ def legal_masks(S, R, lanes, out):
 
 @_jit
 def _total(S, i, seat):
-    # rules.counted_total: marriages count once the side has won a trick
+    # rules.counted_total: marriages count once the side has won a trick (pending ones once
+    # redeemed)
     cp = S[i, CARD_PTS + seat]
     if S[i, TRICKS + seat]:
-        return cp + S[i, MAR_PTS + seat]
+        return cp + S[i, MAR_PTS + seat] - S[i, PENDING + seat]
     return cp
 
 
@@ -304,6 +334,9 @@ def _end_ran_out(S, R, i, last):
     if closer >= 0:
         _set_result(S, i, 1 - closer, _failed_close_points(S, R, i), FAILED_CLOSE, t0, t1, last)
         return
+    if R[R_LAST_TRICK_WINS]:  # the last trick wins the hand, for one game point
+        _set_result(S, i, last, 1, LAST_TRICK, t0, t1, last)
+        return
     if last == 0:
         t0 += R[R_LAST_TRICK_BONUS]
     else:
@@ -317,12 +350,35 @@ def _end_ran_out(S, R, i, last):
 
 
 @_jit
+def _declare(S, R, i, p, k):
+    """Seat ``p`` of lane ``i`` leads a queen or king (marriage action ``24 + k``), declaring."""
+    suit = k // 2
+    c = suit * NUM_RANKS + (KING if k % 2 else QUEEN)
+    shown = c - 1 if k % 2 else c + 1
+    pts = TRUMP_MARRIAGE_POINTS if suit == S[i, TRUMP_SUIT] else MARRIAGE_POINTS
+    S[i, MAR_PTS + p] += pts
+    if R[R_PENDING]:
+        S[i, PENDING + p] += pts
+    S[i, KNOWN + p] |= 1 << shown
+    S[i, MAR_SUITS + p] |= 1 << suit
+    S[i, HAND + p] ^= 1 << c
+    S[i, PLAYED + p] |= 1 << c
+    S[i, LEAD] = c
+    S[i, JUST_CLOSED] = 0
+    S[i, TO_MOVE] = 1 - p
+    # Going out by declaring (the points counted: none before a trick, none pending).
+    if (S[i, TRICKS + p]
+            and S[i, CARD_PTS + p] + S[i, MAR_PTS + p] - S[i, PENDING + p] >= R[R_GOING_OUT]):
+        _end_went_out(S, R, i, p)
+
+
+@_jit
 def apply_one(S, K, R, i, action):
     """``engine._apply`` on lane ``i``: the action must be legal there."""
     p = S[i, TO_MOVE]
     ts = S[i, TRUMP_SUIT]
-    if action == EXCHANGE:  # the trump 9 for the face-up trump card
-        nine = ts * NUM_RANKS + NINE
+    if action == EXCHANGE:  # the trump 9 (or jack) for the face-up trump card
+        nine = ts * NUM_RANKS + R[R_EXCHANGE_RANK]
         taken = S[i, TRUMP_CARD]
         S[i, HAND + p] = (S[i, HAND + p] & ~(1 << nine)) | (1 << taken)
         S[i, KNOWN + p] |= 1 << taken
@@ -334,25 +390,12 @@ def apply_one(S, K, R, i, action):
         S[i, CLOSED_BY] = p
         S[i, JUST_CLOSED] = 1
         S[i, CLOSE_INFO] = S[i, CARD_PTS + o]
-        S[i, CLOSE_INFO + 1] = S[i, MAR_PTS + o]
+        S[i, CLOSE_INFO + 1] = S[i, MAR_PTS + o] - S[i, PENDING + o]
         S[i, CLOSE_INFO + 2] = S[i, TRICKS + o]
         S[i, HAS_CLOSE] = 1
         return
     if action >= FIRST_MARRIAGE:  # lead a queen or king, declaring the marriage
-        k = action - FIRST_MARRIAGE
-        suit = k // 2
-        c = suit * NUM_RANKS + (KING if k % 2 else QUEEN)
-        shown = c - 1 if k % 2 else c + 1
-        S[i, MAR_PTS + p] += TRUMP_MARRIAGE_POINTS if suit == ts else MARRIAGE_POINTS
-        S[i, KNOWN + p] |= 1 << shown
-        S[i, MAR_SUITS + p] |= 1 << suit
-        S[i, HAND + p] ^= 1 << c
-        S[i, PLAYED + p] |= 1 << c
-        S[i, LEAD] = c
-        S[i, JUST_CLOSED] = 0
-        S[i, TO_MOVE] = 1 - p
-        if S[i, CARD_PTS + p] + S[i, MAR_PTS + p] >= R[R_GOING_OUT]:
-            _end_went_out(S, R, i, p)
+        _declare(S, R, i, p, action - FIRST_MARRIAGE)
         return
     c = action
     bit = 1 << c
@@ -382,6 +425,7 @@ def apply_one(S, K, R, i, action):
     S[i, CARD_PTS + w] += _POINTS[lead] + _POINTS[c]
     S[i, TRICKS + w] += 1
     S[i, TRICK_NO] += 1
+    S[i, PENDING + w] = 0  # a won trick redeems the winner's pending marriage points
     S[i, WON + w] |= (1 << lead) | bit
     S[i, LEAD] = -1
     S[i, LEADER] = w
@@ -465,7 +509,7 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     own_excl = S[i, EXCLUDED + s] & ~gone
     over = S[i, OVER]
     to_move = -1 if over else S[i, TO_MOVE]
-    unseen = ALL_CARDS & ~(hand | my_played | opp_played | opp_known)
+    unseen = R[R_DECK_MASK] & ~(hand | my_played | opp_played | opp_known)
     trump = 0
     if stock_left:
         unseen &= ~(1 << S[i, TRUMP_CARD])
@@ -511,8 +555,8 @@ def observe_one(S, R, rules_part, i, s, obs, masks, j):
     n = O_NUMBERS
     obs[j, n] = np.float32(S[i, CARD_PTS + s] / CARD_POINTS_SCALE)
     obs[j, n + 1] = np.float32(S[i, CARD_PTS + o] / CARD_POINTS_SCALE)
-    obs[j, n + 2] = np.float32(S[i, MAR_PTS + s] / MARRIAGE_POINTS_SCALE)
-    obs[j, n + 3] = np.float32(S[i, MAR_PTS + o] / MARRIAGE_POINTS_SCALE)
+    obs[j, n + 2] = np.float32((S[i, MAR_PTS + s] - S[i, PENDING + s]) / MARRIAGE_POINTS_SCALE)
+    obs[j, n + 3] = np.float32((S[i, MAR_PTS + o] - S[i, PENDING + o]) / MARRIAGE_POINTS_SCALE)
     obs[j, n + 4] = np.float32(S[i, TRICKS + s] / TRICKS_SCALE)
     obs[j, n + 5] = np.float32(S[i, TRICKS + o] / TRICKS_SCALE)
     obs[j, n + 6] = np.float32(_popcount(opp_hand) / HAND_SIZE_SCALE)

@@ -100,9 +100,10 @@ class BatchedLane:
         rules: str | RuleConfig | dict | None = "altmisalti",
         match_score: tuple[int, int] = (0, 0),
     ) -> BatchedLane:
-        cards = parse_deck(deck)
+        rules = make_rules(rules)
+        cards = parse_deck(deck, rules)
         dealer = as_seat(dealer, "dealer")
-        hands = BatchedHands(1, make_rules(rules))
+        hands = BatchedHands(1, rules)
         hands.deal(None, np.array([cards], np.int64), np.array([dealer], np.int64),
                    np.array([as_match_score(match_score)], np.int64))
         return cls(hands)

@@ -152,6 +152,8 @@ def test_the_opponent_reading_of_lbr_and_inference_agents_is_held_to_the_bound(m
     from sixtysix_env.agents import expert as expert_module
 
     monkeypatch.setattr(expert_module, "time", types.SimpleNamespace(perf_counter=lambda: 100.0))
+    monkeypatch.setattr(expert_module.ExpertAgent, "warm_up", lambda self, rules=None: None)
+    monkeypatch.setattr(beliefs, "_have_numba", lambda: False)  # nothing to load: quick
     real_infer = beliefs.infer
     deadlines = []
 
@@ -162,7 +164,7 @@ def test_the_opponent_reading_of_lbr_and_inference_agents_is_held_to_the_bound(m
     monkeypatch.setattr(beliefs, "infer", infer)
     rng = random.Random(2)
     for spec in ("lbr:target=heuristic", "expert:inference=heuristic"):
-        s = GameSession(f"{spec},engine=python,samples=4", min_think_seconds=0.4)
+        s = GameSession(f"{spec},engine=python,samples=4,inference_worlds=8", min_think_seconds=0.4)
         assert s.think_bound == session_module.SEARCH_SHARE * 0.4
         deadlines.clear()
         s.start()

@@ -101,9 +101,9 @@ SERVER_THREADS = 8
 RETRY_AFTER_S = 1
 #: A request's headers may have this many bytes (past it: 431, waitress's answer).
 MAX_HEADER_BYTES = 64 * 1024
-#: Bytes read from a connection at once (waitress's default): a chunked body may pass
-#: the cap by up to this much before it is refused, so the inbound buffer (kept in
-#: memory up to ``inbuf_overflow``) is the cap plus this and more.
+#: Bytes read from a connection at once (waitress's default). A chunked body may pass
+#: the cap by up to this much before it is refused: a body is kept in memory up to
+#: ``inbuf_overflow``, set well above both (:func:`_adjustments`).
 RECV_BYTES = 8192
 #: An answer is kept in memory up to this many bytes (a temporary file past it; ours
 #: are tens of KB) ...

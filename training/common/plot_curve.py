@@ -38,6 +38,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sixtysix_env.util import bounded
+
+#: The most an evaluation log (``eval.jsonl``, one short JSON line per evaluation) may hold.
+MAX_EVAL_LOG_BYTES = 16 << 20
+
 #: Panel order: the baselines first, then any other opponent in the order first seen.
 PREFERRED = ("random", "heuristic", "expert")
 
@@ -68,20 +73,28 @@ def read_log(path: str, require_evaluation: bool = True) -> list[dict[str, Any]]
     A log with no evaluation record is an error unless ``require_evaluation`` is false.
     """
     records = []
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CurveError(f"{path}, line {i}: not JSON ({e})") from None
-            if not isinstance(rec, dict):
-                raise CurveError(f"{path}, line {i}: expected a JSON object")
-            is_eval = ("steps" in rec or "steps_range" in rec) and rec.get("event") is None
-            if is_eval and not isinstance(rec.get("against"), dict):
-                raise CurveError(f"{path}, line {i}: an evaluation needs an 'against' object")
-            records.append(rec)
+    raw = bounded.read_bounded(path, f"the evaluation log {path!r}", MAX_EVAL_LOG_BYTES,
+                               "an evaluation log is read up to", CurveError)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CurveError(f"{path}: not UTF-8 text ({e})") from None
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CurveError(f"{path}, line {i}: not JSON ({e})") from None
+        except RecursionError:
+            rec = None
+        if not isinstance(rec, dict) or bounded.json_depth(rec) > bounded.MAX_JSON_DEPTH:
+            raise CurveError(f"{path}, line {i}: expected a JSON object nested at most "
+                             f"{bounded.MAX_JSON_DEPTH} levels")
+        is_eval = ("steps" in rec or "steps_range" in rec) and rec.get("event") is None
+        if is_eval and not isinstance(rec.get("against"), dict):
+            raise CurveError(f"{path}, line {i}: an evaluation needs an 'against' object")
+        records.append(rec)
     if require_evaluation and not any("against" in r for r in records):
         raise CurveError(f"{path} holds no evaluation record")
     return records

@@ -29,6 +29,7 @@ from sixtysix_env.util.files import replaced
 from sixtysix_env.util.files import write_json as write_json_whole
 
 from ..config.loader import ConfigError, TrainConfig, config_from_dict, read_yaml_file
+from .plot_curve import MAX_EVAL_LOG_BYTES
 
 #: The most a run's JSON record (``state.json``, ``summary.json``, ``eval.json``,
 #: ``distill.json``) may hold: each is a few kilobytes.
@@ -331,10 +332,13 @@ def eval_log_path(policy_path: str) -> str:
 def copy_eval_log(run_dir: str, policy_path: str) -> str | None:
     """Copy the run's ``eval.jsonl`` beside the policy; the copy's path, or None if it has none."""
     log = os.path.join(run_dir, "eval.jsonl")
-    if not os.path.isfile(log):
+    if not os.path.lexists(log):
         return None
+    raw = bounded.read_bounded(log, f"the run's evaluation log {log!r}", MAX_EVAL_LOG_BYTES,
+                               "an evaluation log is read up to", RunFileError)
     out = eval_log_path(policy_path)
-    shutil.copyfile(log, out)
+    with replaced(out) as tmp, open(tmp, "wb") as f:
+        f.write(raw)
     return out
 
 

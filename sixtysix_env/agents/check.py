@@ -36,7 +36,7 @@ def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int 
     while done < hands:
         k = min(lanes, hands - done)
         done += k
-        decks = [random_deck(rng) for _ in range(k)]
+        decks = [random_deck(rng, cfg) for _ in range(k)]
         dealers = [rng.randrange(2) for _ in range(k)]
         states = [deal_from_deck(d, dealer=e, rules=cfg) for d, e in zip(decks, dealers)]
         moves: list[list[int]] = [[] for _ in range(k)]

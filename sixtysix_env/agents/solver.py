@@ -21,7 +21,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..game.actions import marriage_action
-from ..game.cards import CARD_POINTS, HIGHER_IN_SUIT, NUM_CARDS, NUM_RANKS, PARTNER_BIT, SUIT_MASK
+from ..game.cards import (
+    CARD_POINTS,
+    HIGHER_IN_SUIT,
+    KING,
+    NUM_CARDS,
+    NUM_RANKS,
+    PARTNER_BIT,
+    SUIT_MASK,
+)
 from ..game.engine import State
 from ..game.rules import (
     BEATS,
@@ -37,6 +45,15 @@ from ..game.rules import (
 __all__ = ["Solver", "action_values", "brute_force_value", "is_solvable", "solve"]
 
 _INF = 1000
+#: Under ``marriage_points_pending`` a side's marriage points are held as
+#: ``counted + PENDING_UNIT * pending`` (one integer, so the search's arguments stay as
+#: they are): a won trick redeems them (:func:`redeemed`); only ``% PENDING_UNIT`` counts.
+PENDING_UNIT = 1000
+
+
+def redeemed(m: int) -> int:
+    """A side's marriage points (held as above) once it wins a trick."""
+    return m if m < PENDING_UNIT else m % PENDING_UNIT + m // PENDING_UNIT
 
 
 class SearchPosition(NamedTuple):
@@ -69,9 +86,11 @@ def search_position(state: State) -> SearchPosition:
     f = 1 - ld
     closer = state.closed_by
     cp, mp, tw = state.card_points, state.marriage_points, state.tricks_won
+    pend = state.pending_points  # held as counted + PENDING_UNIT * pending
+    ml, mf = mp[ld] + (PENDING_UNIT - 1) * pend[ld], mp[f] + (PENDING_UNIT - 1) * pend[f]
     lead = state.lead_card
     return SearchPosition(
-        ld, state.hand(ld), state.hand(f), cp[ld], cp[f], mp[ld], mp[f], tw[ld], tw[f],
+        ld, state.hand(ld), state.hand(f), cp[ld], cp[f], ml, mf, tw[ld], tw[f],
         -1 if closer is None else (0 if closer == ld else 1),
         -1 if lead is None else lead,
         int(state.just_closed),
@@ -188,6 +207,7 @@ class _Search:
             self.follow, self.lead_node = tables.follow, tables.lead_node
             self.went_out, self.ran_out = tables.went_out, tables.ran_out
             self.trump_suit, self.marriage_points = tables.trump_suit, tables.marriage_points
+            self.unit, self.king_only = tables.unit, tables.king_only
             return
         self._build(
             trump_suit=pos.trump_suit,
@@ -204,6 +224,15 @@ class _Search:
         self, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
         close_tricks,
     ):
+        rules = self.solver.rules
+        # The 20-card presets' switches (docs/rules.md §17): the last trick wins the hand;
+        # a marriage without a trick, by its king only; pending points (PENDING_UNIT).
+        last_wins = rules.last_trick_wins
+        needs_trick = rules.marriage_needs_trick
+        king_only = rules.marriage_lead == "king"
+        pending = rules.marriage_points_pending
+        unit = PENDING_UNIT if pending else 1
+        U = PENDING_UNIT
         # The rules of docs/rules.md bound to locals: the hot path reads no global.
         BT = BEATS[trump_suit]
         PTS = CARD_POINTS
@@ -224,20 +253,22 @@ class _Search:
                 if clo == 0 and close_tricks >= 0:
                     tot, tr = close_total, close_tricks
                 else:
-                    tot, tr = cf + (mf if tf else 0), tf
+                    tot, tr = cf + (mf % U if tf else 0), tf
                 return gpts(tot, tr)
             if clo == 1 and close_tricks >= 0:
                 tot, tr = close_total, close_tricks
             else:
-                tot, tr = cl + (ml if tl else 0), tl
+                tot, tr = cl + (ml % U if tl else 0), tl
             return -gpts(tot, tr)
 
         def ran_out(last, cl, cf, ml, mf, tl, tf, clo):
             """Value for the leader when the last trick (won by ``last``) is played."""
             if clo >= 0:
                 return -fail_pen if clo == 0 else fail_pen
-            tl_ = cl + (ml if tl else 0)
-            tf_ = cf + (mf if tf else 0)
+            if last_wins:
+                return 1 if last == 0 else -1
+            tl_ = cl + (ml % U if tl else 0)
+            tf_ = cf + (mf % U if tf else 0)
             if last == 0:
                 tl_ += bonus
             else:
@@ -275,25 +306,27 @@ class _Search:
                     pts = lp + PTS[c]
                     if fwins:
                         cf2 = cf + pts
-                        if cf2 + mf >= going_out:
-                            val = went_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                        mf2 = mf if mf < U else mf % U + mf // U  # redeemed
+                        if cf2 + mf2 >= going_out:
+                            val = went_out(1, cl, cf2, ml, mf2, tl, tf + 1, clo)
                         elif last:
-                            val = ran_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                            val = ran_out(1, cl, cf2, ml, mf2, tl, tf + 1, clo)
                         else:
                             # The follower leads next: swap sides, negate.
                             val = -lead_node(
-                                hf2, hl, cf2, cl, mf, ml, tf + 1, tl,
+                                hf2, hl, cf2, cl, mf2, ml, tf + 1, tl,
                                 (1 - clo) if clo >= 0 else -1, -beta, -alpha,
                             )
                     else:
                         cl2 = cl + pts
-                        if cl2 + ml >= going_out:
-                            val = went_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                        ml2 = ml if ml < U else ml % U + ml // U
+                        if cl2 + ml2 >= going_out:
+                            val = went_out(0, cl2, cf, ml2, mf, tl + 1, tf, clo)
                         elif last:
-                            val = ran_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                            val = ran_out(0, cl2, cf, ml2, mf, tl + 1, tf, clo)
                         else:
                             val = lead_node(
-                                hl, hf2, cl2, cf, ml, mf, tl + 1, tf, clo, alpha, beta
+                                hl, hf2, cl2, cf, ml2, mf, tl + 1, tf, clo, alpha, beta
                             )
                     if val < best:
                         best = val
@@ -323,7 +356,7 @@ class _Search:
                         beta = hi
             a0 = alpha
             solver.nodes += 1
-            can_marry = (marry or marry_any) and tl
+            can_marry = (marry or marry_any) and (tl or not needs_trick)
             best = -_INF
             m = hl
             while m:
@@ -332,9 +365,9 @@ class _Search:
                 m ^= bit
                 hl2 = hl ^ bit
                 # Declaring never hurts the declarer: search it only.
-                marries = can_marry and PB[c] and hl & PB[c]
-                ml2 = ml + MP[c] if marries else ml
-                if marries and cl + ml2 >= going_out:
+                marries = can_marry and PB[c] and hl & PB[c] and (not king_only or c % 6 == KING)
+                ml2 = ml + MP[c] * unit if marries else ml
+                if marries and tl and not pending and cl + ml2 >= going_out:
                     val = went_out(0, cl, cf, ml2, mf, tl, tf, clo)
                 else:
                     val = follow(hl2, hf, c, cl, cf, ml2, mf, tl, tf, clo, alpha, beta)
@@ -359,6 +392,7 @@ class _Search:
         self.ran_out = ran_out
         self.trump_suit = trump_suit
         self.marriage_points = MP
+        self.unit, self.king_only = unit, king_only
 
     # -- roots ----------------------------------------------------------------
 
@@ -379,10 +413,11 @@ class _Search:
             m ^= low
             c = low.bit_length() - 1
             options = [(c, ml)]
-            if self.root_marry and PARTNER_BIT[c] and hl & PARTNER_BIT[c]:
-                options.append((marriage_action(c), ml + self.marriage_points[c]))
+            if (self.root_marry and PARTNER_BIT[c] and hl & PARTNER_BIT[c]
+                    and (not self.king_only or c % NUM_RANKS == KING)):
+                options.append((marriage_action(c), ml + self.marriage_points[c] * self.unit))
             for a, ml2 in options:
-                if cl + ml2 >= self.solver.rules.going_out:
+                if self.unit == 1 and tl and cl + ml2 >= self.solver.rules.going_out:
                     val = self.went_out(0, cl, cf, ml2, mf, tl, tf, clo)
                 else:
                     val = self.follow(hl ^ low, hf, c, cl, cf, ml2, mf, tl, tf, clo, -_INF, _INF)
@@ -411,6 +446,7 @@ class _Search:
         last = not (hl or hf2)
         if fwins:
             cf2 = cf + pts
+            mf = redeemed(mf)
             if cf2 + mf >= rules.going_out:
                 return self.went_out(1, cl, cf2, ml, mf, tl, tf + 1, clo)
             if last:
@@ -419,6 +455,7 @@ class _Search:
                 hf2, hl, cf2, cl, mf, ml, tf + 1, tl, (1 - clo) if clo >= 0 else -1, -_INF, _INF
             )
         cl2 = cl + pts
+        ml = redeemed(ml)
         if cl2 + ml >= rules.going_out:
             return self.went_out(0, cl2, cf, ml, mf, tl + 1, tf, clo)
         if last:

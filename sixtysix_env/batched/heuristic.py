@@ -184,8 +184,8 @@ def sure_close_total(hand, ts, gone, points, won_trick, opponent_trumps, per_tri
 
 @_jit
 def _points(S, i, seat):
-    cp = S[i, kn.CARD_PTS + seat]
-    return cp + S[i, kn.MAR_PTS + seat] if S[i, kn.TRICKS + seat] else cp
+    cp = S[i, kn.CARD_PTS + seat]  # view.points: pending marriage points not counted
+    return cp + S[i, kn.MAR_PTS + seat] - S[i, kn.PENDING + seat] if S[i, kn.TRICKS + seat] else cp
 
 
 @_jit
@@ -212,7 +212,7 @@ def heuristic_action(S, R, i, s, per_trick):
     else:
         opp_known = S[i, kn.KNOWN + o] & opp_hand
     opp_excl = S[i, kn.EXCLUDED + o] & ~(played | hand)
-    unseen = ALL_CARDS & ~hand & ~played & ~opp_known
+    unseen = R[kn.R_DECK_MASK] & ~hand & ~played & ~opp_known
     if stock_left:
         unseen &= ~(1 << S[i, kn.TRUMP_CARD])
     ts = S[i, kn.TRUMP_SUIT]

@@ -42,6 +42,12 @@ index  ``C[...]``  meaning (the constants of one solve)
 9      C_CTX       C_PEN, C_CTOTAL and C_CTRICKS packed into the key
 10     C_NODES     positions searched (for benchmarks)
 11     C_KEEP      1: keep the table between solves (``keep_tables``)
+12     C_LAST_WINS ``last_trick_wins``
+13     C_NEED_TRICK ``marriage_needs_trick``
+14     C_KING_ONLY ``marriage_lead == "king"``
+15     C_UNIT      ``PENDING_UNIT`` under ``marriage_points_pending``, else 1: a
+                   side's marriage points are ``counted + PENDING_UNIT * pending``
+                   (``agents/solver.py``'s encoding)
 =====  ==========  ===================================================
 """
 
@@ -55,6 +61,7 @@ from ..game.cards import (
     ALL_CARDS,
     CARD_POINTS,
     HIGHER_IN_SUIT,
+    KING,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
@@ -84,7 +91,10 @@ INF = 1000
 _MARRIAGE_ACTIONS = (1 << (EXCHANGE - FIRST_MARRIAGE)) - 1  # the 8 marriage bits, from bit 0
 C_TRUMP, C_MUST, C_MARRY, C_GO, C_BONUS, C_PEN, C_CTOTAL, C_CTRICKS = range(8)
 C_GEN, C_CTX, C_NODES, C_KEEP = 8, 9, 10, 11
-NUM_CONSTANTS = 12
+C_LAST_WINS, C_NEED_TRICK, C_KING_ONLY, C_UNIT = 12, 13, 14, 15
+NUM_CONSTANTS = 16
+#: ``agents.solver.PENDING_UNIT`` (the batched engine sits below the agents).
+U = 1000
 #: Table rows: 2**TABLE_BITS entries of (key 1, key 2, lower bound, upper bound, generation);
 #: 640 KB, the fastest of 2**12 to 2**18 for the expert (speed/bench_search.py).
 TABLE_BITS = 14
@@ -124,12 +134,12 @@ def went_out(C, w, cl, cf, ml, mf, tl, tf, clo):
         if clo == 0 and close_tricks >= 0:
             tot, tr = C[C_CTOTAL], close_tricks
         else:
-            tot, tr = cf + (mf if tf else 0), tf
+            tot, tr = cf + (mf % U if tf else 0), tf
         return _game_points(tot, tr)
     if clo == 1 and close_tricks >= 0:
         tot, tr = C[C_CTOTAL], close_tricks
     else:
-        tot, tr = cl + (ml if tl else 0), tl
+        tot, tr = cl + (ml % U if tl else 0), tl
     return -_game_points(tot, tr)
 
 
@@ -138,8 +148,10 @@ def ran_out(C, last, cl, cf, ml, mf, tl, tf, clo):
     """Value for the leader when the last trick (won by ``last``) is played."""
     if clo >= 0:
         return -C[C_PEN] if clo == 0 else C[C_PEN]
-    tl_ = cl + (ml if tl else 0)
-    tf_ = cf + (mf if tf else 0)
+    if C[C_LAST_WINS]:
+        return 1 if last == 0 else -1
+    tl_ = cl + (ml % U if tl else 0)
+    tf_ = cf + (mf % U if tf else 0)
     if last == 0:
         tl_ += C[C_BONUS]
     else:
@@ -149,6 +161,12 @@ def ran_out(C, last, cl, cf, ml, mf, tl, tf, clo):
     if tf_ > tl_:
         return -_game_points(tl_, tl)
     return 0
+
+
+@_jit
+def _redeemed(m):
+    """``agents.solver.redeemed``: a side's marriage points once it wins a trick."""
+    return m if m < U else m % U + m // U
 
 
 @_jit
@@ -257,8 +275,9 @@ def node(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta, marry)
                     k1 = (
                         hl | (hf << 24) | ((1 if tl > 0 else 0) << 48)
                         | ((1 if tf > 0 else 0) << 49) | ((clo + 1) << 50) | (ts << 52)
+                        | ((ml // U // 20) << 54) | ((mf // U // 20) << 57)  # pending, /20
                     )
-                    k2 = cl | (cf << 9) | (ml << 18) | (mf << 27) | (C[C_CTX] << 36)
+                    k2 = cl | (cf << 9) | ((ml % U) << 18) | ((mf % U) << 27) | (C[C_CTX] << 36)
                     slot = _slot(C, k1, k2)
                     F[d, F_SLOT] = slot
                     F[d, F_K1] = k1
@@ -280,7 +299,8 @@ def node(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta, marry)
                 if not hit:
                     F[d, F_A0] = F[d, F_ALPHA]
                     C[C_NODES] += 1
-                    F[d, F_MARRY] = 1 if (F[d, F_MARRY] or C[C_MARRY]) and tl else 0
+                    F[d, F_MARRY] = 1 if ((F[d, F_MARRY] or C[C_MARRY])
+                                          and (tl or not C[C_NEED_TRICK])) else 0
                     F[d, F_BEST] = -INF
                     F[d, F_ITER] = 23
             else:
@@ -306,10 +326,11 @@ def node(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta, marry)
                         c -= 1
                         continue
                     ml2 = ml
-                    if F[d, F_MARRY] and _PARTNER[c] and hl & _PARTNER[c]:
+                    if (F[d, F_MARRY] and _PARTNER[c] and hl & _PARTNER[c]
+                            and (not C[C_KING_ONLY] or c % NUM_RANKS == KING)):
                         # Declaring never hurts the declarer: search it only.
-                        ml2 = ml + _MARRIAGE[ts, c]
-                        if cl + ml2 >= go:
+                        ml2 = ml + _MARRIAGE[ts, c] * C[C_UNIT]
+                        if tl and C[C_UNIT] == 1 and cl + ml2 >= go:
                             if _fold(F, d, went_out(C, 0, cl, cf, ml2, mf, tl, tf, clo)):
                                 done = True
                                 break
@@ -341,27 +362,29 @@ def node(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, alpha, beta, marry)
                     pts = lp + _POINTS[c]
                     if F[d, F_PHASE] == 1:
                         cf2 = cf + pts
-                        if cf2 + mf >= go:
-                            v = went_out(C, 1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                        mf2 = _redeemed(mf)
+                        if cf2 + mf2 >= go:
+                            v = went_out(C, 1, cl, cf2, ml, mf2, tl, tf + 1, clo)
                         elif F[d, F_LAST]:
-                            v = ran_out(C, 1, cl, cf2, ml, mf, tl, tf + 1, clo)
+                            v = ran_out(C, 1, cl, cf2, ml, mf2, tl, tf + 1, clo)
                         else:
                             # The follower leads next: swap sides, negate.
                             F[d, F_NEG] = 1
-                            _push(F, d + 1, hf2, hl, -1, cf2, cl, mf, ml, tf + 1, tl,
+                            _push(F, d + 1, hf2, hl, -1, cf2, cl, mf2, ml, tf + 1, tl,
                                   (1 - clo) if clo >= 0 else -1,
                                   -F[d, F_BETA], -F[d, F_ALPHA], 0)
                             pushed = True
                             break
                     else:
                         cl2 = cl + pts
-                        if cl2 + ml >= go:
-                            v = went_out(C, 0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                        ml2 = _redeemed(ml)
+                        if cl2 + ml2 >= go:
+                            v = went_out(C, 0, cl2, cf, ml2, mf, tl + 1, tf, clo)
                         elif F[d, F_LAST]:
-                            v = ran_out(C, 0, cl2, cf, ml, mf, tl + 1, tf, clo)
+                            v = ran_out(C, 0, cl2, cf, ml2, mf, tl + 1, tf, clo)
                         else:
                             F[d, F_NEG] = 0
-                            _push(F, d + 1, hl, hf2, -1, cl2, cf, ml, mf, tl + 1, tf, clo,
+                            _push(F, d + 1, hl, hf2, -1, cl2, cf, ml2, mf, tl + 1, tf, clo,
                                   F[d, F_ALPHA], F[d, F_BETA], 0)
                             pushed = True
                             break
@@ -407,6 +430,7 @@ def after_follow(C, T, F, hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo):
     last = hl == 0 and hf2 == 0
     if fwins:
         cf2 = cf + pts
+        mf = _redeemed(mf)
         if cf2 + mf >= go:
             return went_out(C, 1, cl, cf2, ml, mf, tl, tf + 1, clo)
         if last:
@@ -416,6 +440,7 @@ def after_follow(C, T, F, hl, hf, lead, c, cl, cf, ml, mf, tl, tf, clo):
             -INF, INF, False,
         )
     cl2 = cl + pts
+    ml = _redeemed(ml)
     if cl2 + ml >= go:
         return went_out(C, 0, cl2, cf, ml, mf, tl + 1, tf, clo)
     if last:
@@ -448,10 +473,11 @@ def root_action_values(C, T, F, hl, hf, lead, cl, cf, ml, mf, tl, tf, clo, root_
         low = 1 << c
         if not hl & low:
             continue
-        k = 2 if root_marry and _PARTNER[c] and hl & _PARTNER[c] else 1
+        k = 2 if (root_marry and _PARTNER[c] and hl & _PARTNER[c]
+                  and (not C[C_KING_ONLY] or c % NUM_RANKS == KING)) else 1
         for j in range(k):
-            ml2 = ml if j == 0 else ml + _MARRIAGE[ts, c]
-            if cl + ml2 >= go:
+            ml2 = ml if j == 0 else ml + _MARRIAGE[ts, c] * C[C_UNIT]
+            if tl and C[C_UNIT] == 1 and cl + ml2 >= go:
                 val = went_out(C, 0, cl, cf, ml2, mf, tl, tf, clo)
             else:
                 val = node(C, T, F, hl ^ low, hf, c, cl, cf, ml2, mf, tl, tf, clo, -INF, INF, False)
@@ -490,11 +516,12 @@ def solve_lane(C, T, F, S, R, i):
     C[C_CTX] = pen | ((ctotal + 1) << 3) | ((ctricks + 1) << 12)
     tl = S[i, kn.TRICKS + ld]
     # rules.marriage_refusal on the lead after a close or with the stock exhausted
-    root_marry = tl > 0 and (C[C_MARRY] != 0 or S[i, kn.JUST_CLOSED] != 0)
+    root_marry = (tl > 0 or not C[C_NEED_TRICK]) and (C[C_MARRY] != 0 or S[i, kn.JUST_CLOSED] != 0)
     val = node(
         C, T, F, S[i, kn.HAND + ld], S[i, kn.HAND + f], S[i, kn.LEAD],
-        S[i, kn.CARD_PTS + ld], S[i, kn.CARD_PTS + f], S[i, kn.MAR_PTS + ld],
-        S[i, kn.MAR_PTS + f], tl, S[i, kn.TRICKS + f],
+        S[i, kn.CARD_PTS + ld], S[i, kn.CARD_PTS + f],
+        S[i, kn.MAR_PTS + ld] + (U - 1) * S[i, kn.PENDING + ld],
+        S[i, kn.MAR_PTS + f] + (U - 1) * S[i, kn.PENDING + f], tl, S[i, kn.TRICKS + f],
         -1 if closer < 0 else (0 if closer == ld else 1), -INF, INF, root_marry,
     )
     return val if ld == 0 else -val
@@ -516,7 +543,7 @@ def rollout_action(S, R, i):
     hand = S[i, kn.HAND + p]
     ts = S[i, kn.TRUMP_SUIT]
     lead = S[i, kn.LEAD]
-    unseen = ALL_CARDS & ~hand & ~S[i, kn.PLAYED] & ~S[i, kn.PLAYED + 1]
+    unseen = R[kn.R_DECK_MASK] & ~hand & ~S[i, kn.PLAYED] & ~S[i, kn.PLAYED + 1]
     cards = legal & ALL_CARDS
     if lead < 0:
         m = legal >> FIRST_MARRIAGE & _MARRIAGE_ACTIONS
@@ -548,7 +575,7 @@ def _rollout_close(S, R, i):
         return False
     hand = S[i, kn.HAND + p]
     gone = S[i, kn.PLAYED] | S[i, kn.PLAYED + 1]
-    opp = ALL_CARDS & ~hand & ~gone
+    opp = R[kn.R_DECK_MASK] & ~hand & ~gone
     opp_trumps = kn._popcount(opp & _SUIT[S[i, kn.TRUMP_SUIT]])
     won = S[i, kn.TRICKS + p] > 0
     return hb.sure_close_total(hand, S[i, kn.TRUMP_SUIT], gone, total, won, opp_trumps, 0) >= go
@@ -645,6 +672,7 @@ def load_state(S: np.ndarray, K: np.ndarray, i: int, state: State) -> None:
         row[kn.EXCLUDED + seat] = state.excluded_cards(seat)
     row[kn.CARD_PTS:kn.CARD_PTS + 2] = state.card_points
     row[kn.MAR_PTS:kn.MAR_PTS + 2] = state.marriage_points
+    row[kn.PENDING:kn.PENDING + 2] = state.pending_points
     row[kn.TRICKS:kn.TRICKS + 2] = state.tricks_won
     row[kn.PLAYED:kn.PLAYED + 2] = state.played
     stock = state.stock_cards
@@ -697,6 +725,10 @@ class CompiledSolver:
         C[C_BONUS] = rules.last_trick_bonus
         C[C_GEN] = 1
         C[C_KEEP] = keep_tables
+        C[C_LAST_WINS] = rules.last_trick_wins
+        C[C_NEED_TRICK] = rules.marriage_needs_trick
+        C[C_KING_ONLY] = rules.marriage_lead == "king"
+        C[C_UNIT] = U if rules.marriage_points_pending else 1
         self._R = kn.rule_vector(rules)
         # Lanes (values_after_many): the sampled positions, one per (position, action),
         # and the scratch lane last; grown as needed.
@@ -755,6 +787,8 @@ class CompiledSolver:
         C[C_CTRICKS] = ctricks
         C[C_CTX] = pen | ((ctotal + 1) << 3) | ((ctricks + 1) << 12)
         cp, mp, tw = state.card_points, state.marriage_points, state.tricks_won
+        pend = state.pending_points  # held as counted + U * pending
+        mp = (mp[0] + (U - 1) * pend[0], mp[1] + (U - 1) * pend[1])
         lead = state.lead_card
         root_marry = (
             _marriage_refusal(self.rules, tw[ld] > 0, True, 0, state.just_closed) is None

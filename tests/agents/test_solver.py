@@ -58,7 +58,7 @@ def test_solver_value_equals_brute_force(name):
     closed = strict_positions(rules, 70, seed=seed, max_cards=4, close_prob=0.5)
     exhausted = strict_positions(rules, 50, seed=seed + 1, max_cards=4, close_prob=0.0)
     assert len(closed) == 70 and len(exhausted) == 50
-    assert sum(s.closed_by is not None for s in closed) > 50
+    assert sum(s.closed_by is not None for s in closed) > 50 or not rules.closing
     assert all(s.closed_by is None for s in exhausted)
     positions = closed + exhausted
     for s in positions:
@@ -96,7 +96,7 @@ def _just_closed_with_marriage(rules, seed):
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane
-@pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.parametrize("preset", [p for p in PRESET_NAMES if make_rules(p).closing])
 def test_solver_handles_declaring_right_after_closing(preset):
     # Six cards each: the biggest positions the solver sees; brute force is slow, so few.
     for seed in range(2):

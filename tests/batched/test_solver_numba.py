@@ -79,7 +79,7 @@ def assert_same(rules, states, keep_tables):
 def test_same_values_as_python_solver(name):
     rules = ALL_RULES[name]
     states = positions(rules, 60, seed=len(name))
-    assert sum(s.closed_by is not None for s in states) > 10
+    assert sum(s.closed_by is not None for s in states) > 10 or not rules.closing
     assert sum(s.closed_by is None for s in states) > 10
     assert sum(s.lead_card is not None for s in states) > 5
     assert_same(rules, states, keep_tables=False)

@@ -9,10 +9,11 @@ import textwrap
 
 from ..game.rules import PRESETS
 from ..util.errors import SixtySixError
+from .estimate import estimate_evaluation
 from .ray_pool import RayAddressError, check_address, ray_address
 from .report import print_table
 from .result import EvalResult
-from .runner import NOT_STARTED, evaluate
+from .runner import NOT_STARTED, evaluate, sigterm_as_interrupt, stop_reason
 
 
 def agent_names_help() -> str:
@@ -137,6 +138,32 @@ def _failed(e: SixtySixError, args: argparse.Namespace) -> int:
     return 1
 
 
+def _stopped_before_start(args: argparse.Namespace, reason: str) -> int:
+    where = f"; {args.json} is left as it was" if args.json else ""
+    print(f"sixtysix eval: stopped ({reason}){where}", file=sys.stderr)
+    return 143 if reason.startswith("terminated") else 130
+
+
+def _say_estimate(args: argparse.Namespace, kw: dict[str, int]) -> int | None:
+    """Say how long the run will take (on stderr, as ``sixtysix benchmark`` does), from a
+    short timing of each pair (:mod:`.estimate`). None to go on, or the exit status of a
+    run stopped meanwhile. A request the evaluation refuses is left to it to refuse, with
+    its own message; a run on Ray (--address) gets no estimate (the cluster's CPUs are not
+    known here)."""
+    if args.address:
+        return None
+    try:
+        with sigterm_as_interrupt():
+            est = estimate_evaluation(args.agents, rules=args.rules, seed=args.seed,
+                                      workers=args.workers, **kw)
+    except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM while timing
+        return _stopped_before_start(args, f"{stop_reason(e)} {NOT_STARTED}")
+    except (SixtySixError, ValueError):
+        return None
+    print(f"sixtysix eval: {est.describe()}", file=sys.stderr, flush=True)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     kw = _count(args)
     try:
@@ -144,6 +171,9 @@ def run(args: argparse.Namespace) -> int:
     except RayAddressError as e:
         print(f"sixtysix eval: {e}", file=sys.stderr)
         return 2
+    stopped = _say_estimate(args, kw)
+    if stopped is not None:
+        return stopped
     try:
         res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
                        progress=not args.no_progress, json_path=args.json,
@@ -158,9 +188,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sixtysix eval: {e}", file=sys.stderr)
         return 2
     if res.stopped and res.stopped.endswith(NOT_STARTED):
-        where = f"; {args.json} is left as it was" if args.json else ""
-        print(f"sixtysix eval: stopped ({res.stopped}){where}", file=sys.stderr)
-        return 143 if res.stopped.startswith("terminated") else 130
+        return _stopped_before_start(args, res.stopped)
     _show(res, args.plain)
     if args.json:
         print(f"figures saved to {args.json}")

@@ -64,7 +64,7 @@ import numpy as np
 
 from ..game.actions import CLOSE, EXCHANGE, NUM_ACTIONS, marriage_action
 from ..game.cards import bits_of
-from ..game.engine import State, deal_from_deck
+from ..game.engine import State, deal_from_deck, deal_seats
 from ..game.events import Close, Exchange, Marriage, Trick
 from ..game.view import PlayerView, determinize, hidden_places, player_view
 from ..util.errors import IllegalActionError
@@ -85,13 +85,9 @@ __all__ = [
     "uniform_belief",
 ]
 
-#: Deck positions of the six cards each seat is dealt (docs/rules.md: three to the
-#: non-dealer, three to the dealer, three and three again), then the face-up trump card
-#: and the stock in drawing order.
-_NON_DEALER_DEAL = (0, 1, 2, 6, 7, 8)
-_DEALER_DEAL = (3, 4, 5, 9, 10, 11)
-_TRUMP_POSITION = 12
-_FIRST_STOCK = 13
+#: Card ids (the 24 of the largest deck; the deck's own positions follow its rules:
+#: engine.deal_seats gives each dealt card's seat, then come the face-up trump card and
+#: the stock in drawing order).
 _DECK_SIZE = 24
 #: Worlds weighed at once when :func:`infer` has a deadline (between batches it looks
 #: at the clock).
@@ -137,18 +133,18 @@ class _Reader:
     """Reads a view's events in order into what :class:`History` holds."""
 
     def __init__(self, view: PlayerView) -> None:
-        dealer = view.dealer
-        self.places: list[list[int]] = [[], []]
-        self.places[dealer] = list(_DEALER_DEAL)
-        self.places[1 - dealer] = list(_NON_DEALER_DEAL)
-        self.stage: list[list[int]] = [[0] * 6, [0] * 6]
+        hand_size = view.rules.hand_size
+        seats = deal_seats(hand_size, view.dealer)
+        self.places: list[list[int]] = [[k for k, x in enumerate(seats) if x == s] for s in (0, 1)]
+        self.stage: list[list[int]] = [[0] * hand_size, [0] * hand_size]
+        self.size = view.rules.deck
         self.deadline: list[dict[int, int]] = [{}, {}]
         self.not_placed, self.given = [0, 0], [0, 0]
         exchanges = view.exchanges()
         self.original_trump = exchanges[0].taken if exchanges else view.trump_card
         self.trump_now = self.original_trump
         self.actions: list[tuple[int, int]] = []
-        self.closed, self.next_card, self.done = False, _FIRST_STOCK, 0
+        self.closed, self.next_card, self.done = False, 2 * hand_size + 1, 0
         self.married = None  # the card led with a marriage, until its trick is recorded
 
     def play(self, seat: int, action: int, *cards: int) -> None:
@@ -177,7 +173,7 @@ class _Reader:
             self.play(1 - e.leader, e.follow, e.follow)
             self.married = None
             self.done = e.number
-            if not self.closed and self.next_card < _DECK_SIZE:
+            if not self.closed and self.next_card < self.size:
                 self.draw(e.winner)
 
     def draw(self, winner: int) -> None:
@@ -186,7 +182,7 @@ class _Reader:
         loser, pos = 1 - winner, self.next_card
         self.places[winner].append(pos)
         self.stage[winner].append(self.done)
-        if pos + 1 < _DECK_SIZE:
+        if pos + 1 < self.size:
             self.places[loser].append(pos + 1)
             self.stage[loser].append(self.done)
         elif not self.given[loser] >> self.trump_now & 1:
@@ -201,7 +197,7 @@ def history(view: PlayerView) -> History:
         r.event(e)
     if view.lead_card is not None and r.married != view.lead_card:
         r.play(view.leader, view.lead_card, view.lead_card)
-    stock_places = tuple(range(min(r.next_card, _DECK_SIZE), _DECK_SIZE))
+    stock_places = tuple(range(min(r.next_card, r.size), r.size))
     if len(stock_places) != view.stock_left:
         raise ValueError(
             f"the view's events account for {len(stock_places)} stock cards, "
@@ -308,10 +304,10 @@ class World:
 
 
 def _deck(view: PlayerView, h: History, mine: dict, theirs: dict, stock: list) -> list[int]:
-    deck = [-1] * _DECK_SIZE
+    deck = [-1] * view.rules.deck
     for pos, c in (*mine.items(), *theirs.items()):
         deck[pos] = c
-    deck[_TRUMP_POSITION] = h.original_trump
+    deck[2 * view.rules.hand_size] = h.original_trump
     for pos, c in zip(h.stock_places, stock):
         deck[pos] = c
     return deck

@@ -77,7 +77,7 @@ def rollout_action(s: State) -> int:
     ts = s.trump_suit
     lead = s.lead_card
     played = s.played
-    unseen = ALL_CARDS & ~hand & ~played[0] & ~played[1]
+    unseen = s.rules.deck_mask & ~hand & ~played[0] & ~played[1]
     if lead is None:
         m = legal >> FIRST_MARRIAGE & 0xFF
         if m:
@@ -118,7 +118,7 @@ def _rollout_close(s: State) -> bool:
     hand = s.hand(p)
     played = s.played
     gone = played[0] | played[1]
-    opp = ALL_CARDS & ~hand & ~gone
+    opp = s.rules.deck_mask & ~hand & ~gone
     opp_trumps = (opp & SUIT_MASK[s.trump_suit]).bit_count()
     return sure_close_total(hand, s.trump_suit, gone, total, s.tricks_won[p] > 0, opp_trumps) >= go
 

@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..batched import heuristic as hk
-from ..batched import kernels as kn
 from ..batched.engine import BatchedHands
 from ..game.actions import NUM_ACTIONS
 from ..game.cards import bits_of
@@ -51,12 +49,11 @@ class BatchedRandom:
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
-        out = np.empty(len(lanes), np.int64)
         if rngs is None:
             if self.lane_rng is None or len(self.lane_rng) < hands.n:
                 raise ValueError("BatchedRandom: call seed_lanes(n, rng) first, or give rngs")
-            kn.random_actions(hands.S, hands.R, self.lane_rng, lanes, out)
-            return out
+            return hands.random_actions(self.lane_rng, lanes)
+        out = np.empty(len(lanes), np.int64)
         masks = hands.legal_masks(lanes)
         for j, (i, m) in enumerate(zip(lanes.tolist(), masks.tolist())):
             legal = bits_of(m)
@@ -79,8 +76,11 @@ class BatchedPolicy:
     product for the whole batch, whose float32 sums run in another order and so
     can turn a near tie the other way (17 of 1,000 paired deals of
     ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3`` came out otherwise in
-    ``speed/bench_vector.py``). A sampling agent (``deterministic=False``)
-    draws from each game's own generator, ``rngs[lane]``.
+    ``speed/bench_vector.py``). Exact rows are the same in any batch, at any
+    place, with any number of BLAS threads (``tests/policy/test_batch_invariance.py``);
+    a product in blocks of one fixed shape was measured and not taken
+    (docs/performance.md, "What it does not do"). A sampling agent
+    (``deterministic=False``) draws from each game's own generator, ``rngs[lane]``.
     """
 
     needs_states = False
@@ -164,10 +164,7 @@ class BatchedHeuristic:
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
-        out = np.empty(len(lanes), np.int64)
-        hk.heuristic_actions(hands.S, hands.R, lanes, np.ascontiguousarray(seats, np.int64),
-                             self.per_trick, out)
-        return out
+        return hands.heuristic_actions(lanes, seats, self.per_trick)
 
 
 class PerGame:

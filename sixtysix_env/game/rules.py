@@ -232,7 +232,7 @@ PRESETS: dict[str, RuleConfig] = {
         last_trick_wins=True,
         last_trick_bonus=0,
     ),
-    # Schnapsen as the ``schnapsen`` package (0.0.5) plays it (docs/rules.md §19).
+    # Schnapsen as the ``schnapsen`` package (0.0.5) plays it (docs/rules.md §20).
     "schnapsen-vu": RuleConfig(
         name="schnapsen-vu",
         deck=20,

@@ -35,7 +35,7 @@ def test_every_sampled_world_replays_to_the_same_view(rules):
         h = B.history(v)
         for w in B.sample_worlds(v, h, rng, 3):
             assert len(w.deck) == 20
-            state, seen = B.replay(v, h, w.deck)
+            state, _ = B.replay(v, h, w.deck)
             assert player_view(state, v.seat) == v
             assert state.hand(1 - v.seat) & ~v.opponent_known == w.hidden
             n += 1

@@ -1,4 +1,4 @@
-"""Table-driven scenarios for the 20-card presets and their switches (docs/rules.md §17, §19).
+"""Table-driven scenarios for the 20-card presets and their switches (docs/rules.md §17, §20).
 
 ``schnapsen`` is the standard game, ``schnapsen-vu`` the ``schnapsen`` package's engine.
 Each switch is also tried alone on the default rules, where it must do the same thing.

@@ -3,7 +3,7 @@
 ``tools/schnapsen_referee.py`` deals through the package and plays the same random moves
 in its ``SchnapsenGamePlayEngine`` and in both of this project's engines, comparing the
 legal moves at every decision and the winner and game points at every hand's end (the
-million-hand run and its figure: docs/rules.md §19). Skipped where the package is not
+million-hand run and its figure: docs/rules.md §20). Skipped where the package is not
 installed (``pip install "sixtysix[schnapsen]"``).
 """
 

@@ -13,7 +13,7 @@ import os
 from sixtysix_env.benchmark import PROTOCOLS, PairStore, leaderboard
 from sixtysix_env.benchmark.board import read_folder, read_same_deals
 from sixtysix_env.benchmark.run import file_stem, pairs_to_play
-from sixtysix_env.policy.standings import PAGES, leaderboard_page, shipped_table, with_table
+from sixtysix_env.ranking.standings import PAGES, leaderboard_page, shipped_table, with_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,7 +44,7 @@ def table_problem(root: str, page: str) -> str | None:
     table = shipped_table(folder=os.path.join(root, "docs", "benchmarks"))
     if with_table(text, table) != text:
         return (f"{page}'s standings differ from the leaderboard's files: run "
-                f"python -m sixtysix_env.policy.standings {' '.join(PAGES)}")
+                f"python -m sixtysix_env.ranking.standings {' '.join(PAGES)}")
     return None
 
 

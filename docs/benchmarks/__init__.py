@@ -1,2 +1,2 @@
 """The leaderboard's benchmark files, one folder per protocol, installed as the package data
-``sixtysix_env.leaderboard`` (read by :mod:`sixtysix_env.policy.standings`). Not code."""
+``sixtysix_env.leaderboard`` (read by :mod:`sixtysix_env.ranking.standings`). Not code."""

@@ -1,6 +1,6 @@
 """``sixtysix agents``: every name :func:`~sixtysix_env.agents.make_agent` accepts, ranked by
 the leaderboard (its Elo, its figure against ``expert`` and its time per decision, from the
-leaderboard's own files: :mod:`sixtysix_env.policy.standings`), with the built-in agents' options
+leaderboard's own files: :mod:`sixtysix_env.ranking.standings`), with the built-in agents' options
 and the shipped policies' figures measured at export."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import textwrap
 
 from ..game.rules import RuleConfig
 from ..policy.shipped import figure, policy_summary, shipped_policies, trained_preset
-from ..policy.standings import (
+from ..ranking.standings import (
     DEFAULT_PROTOCOL,
     leaderboard_page,
     ranked_protocols,

@@ -13,7 +13,7 @@ versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
 page; :mod:`.cli` and :mod:`.board` are the commands.
 """
 
-from ..policy.standings import BenchmarkFileError
+from ..ranking.standings import BenchmarkFileError
 from .protocol import (
     BENCHMARK_V1,
     PAGAT66_V1,

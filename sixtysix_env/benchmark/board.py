@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from ..evaluation.play import normalize_mode
-from ..policy.standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
+from ..ranking.standings import MAX_RESULT_BYTES, BenchmarkFileError, read_json
 from ..util.files import replaced
 from .report import leaderboard, one_protocol
 from .run import (
@@ -120,9 +120,9 @@ def read_files(
 ) -> tuple[list[tuple[str, BenchmarkResult]], list[tuple[str, dict]]]:
     """(path, result) of each benchmark file and (path, estimate) of each exploitability
     file among ``folder``'s JSON files; other JSON files are left alone. Each is read only
-    as a small regular file (:func:`~sixtysix_env.policy.standings.read_json`). A file of either
+    as a small regular file (:func:`~sixtysix_env.ranking.standings.read_json`). A file of either
     kind that cannot be read, or holds a value of the wrong type, raises
-    :class:`~sixtysix_env.policy.standings.BenchmarkFileError` naming it and why."""
+    :class:`~sixtysix_env.ranking.standings.BenchmarkFileError` naming it and why."""
     results, exploits = [], []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         data = read_json(path, "a benchmark or exploitability file", MAX_RESULT_BYTES)
@@ -159,7 +159,7 @@ def read_same_deals(folder: str) -> list[tuple[str, dict]]:
     """(path, content) of each evaluation file in ``folder``'s :data:`SAME_DEALS` subfolder
     (none where there is no such subfolder); each read only as a small regular file. One that
     cannot be read, is not an evaluation file or holds a value of the wrong type raises
-    :class:`~sixtysix_env.policy.standings.BenchmarkFileError` naming it and why."""
+    :class:`~sixtysix_env.ranking.standings.BenchmarkFileError` naming it and why."""
     found = []
     for path in sorted(glob.glob(os.path.join(folder, SAME_DEALS, "*.json"))):
         data = read_json(path, "an evaluation file", MAX_RESULT_BYTES)

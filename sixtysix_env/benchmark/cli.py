@@ -11,7 +11,7 @@ from ..agents import make_agent
 from ..evaluation.cli import add_address_argument, add_agents_argument
 from ..evaluation.ray_pool import RayAddressError, ray_address
 from ..evaluation.runner import check_json_path, sigterm_as_interrupt, stop_reason
-from ..policy.standings import (
+from ..ranking.standings import (
     BEGIN,
     PAGES,
     BenchmarkFileError,

@@ -3,8 +3,8 @@
 What they publish names no place on the machine a file was made on: an agent's
 file and a recorded command's paths outside the folder it ran in appear by their
 base names (:func:`public_command`). Every string from a file reaches the page
-through :func:`~sixtysix_env.policy.standings.markdown_cell` (a recorded command through
-:func:`~sixtysix_env.policy.standings.markdown_code_line`): shown as it is, never as HTML,
+through :func:`~sixtysix_env.ranking.standings.markdown_cell` (a recorded command through
+:func:`~sixtysix_env.ranking.standings.markdown_code_line`): shown as it is, never as HTML,
 a link or the end of a cell.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..game.rules import make_rules
-from ..policy.standings import markdown_cell, markdown_code_line
+from ..ranking.standings import markdown_cell, markdown_code_line
 from .protocol import Protocol, get_protocol
 from .run import BenchmarkResult, check_protocol, recorded_policy
 

@@ -35,7 +35,7 @@ from ..game.engine import deal_from_deck
 from ..game.rules import make_rules
 from ..game.view import player_view
 from ..policy.shipped import policy_summary, shipped_policies
-from ..policy.standings import (
+from ..ranking.standings import (
     MAX_LADDER_BYTES,
     MAX_PAIR_BYTES,
     MAX_RESULT_BYTES,

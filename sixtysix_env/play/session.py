@@ -60,7 +60,7 @@ from ..game.wording.refusals import (
     not_an_action,
 )
 from ..policy.shipped import networks_for, shipped_names, trained_preset
-from ..policy.standings import strongest
+from ..ranking.standings import strongest
 from ..util.checks import is_int
 from ..util.errors import SixtySixError
 
@@ -96,7 +96,7 @@ PREFERRED_OPPONENTS = ("sixtysix-ppo", "heuristic", "random")
 def default_opponent(rules: str | None = None) -> str:
     """The opponent used when none is named: the strongest shipped network on the
     leaderboard (a person came to play against it; one forward pass a move), read from
-    the leaderboard's files (:mod:`sixtysix_env.policy.standings`); else a sensible registered
+    the leaderboard's files (:mod:`sixtysix_env.ranking.standings`); else a sensible registered
     agent (:data:`PREFERRED_OPPONENTS`). With ``rules`` (a preset's name) that the
     leaderboard's network was not trained for: the network shipped for that preset (the
     last by name where there are several), if there is one."""

@@ -22,11 +22,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from _leaderboard_checks import ROOT, folder_of, pair_problems
 
 from sixtysix_env import cli
-from _leaderboard_checks import ROOT, folder_of, pair_problems
 from sixtysix_env.benchmark import BENCHMARK_V1, PROTOCOLS, PairStore
-from sixtysix_env.policy import standings as standings_module
+from sixtysix_env.ranking import standings as standings_module
 
 POLICY = os.path.join(ROOT, "checkpoints", "sixtysix-ppo.npz")
 OUTSIDER_FILE = "heuristic_likely_points_per_trick_5.json"  # conftest.OUTSIDER's figures
@@ -258,7 +258,7 @@ def test_a_figure_outside_its_interval_is_not_written(tiny, tiny_board, tmp_path
     refused by the file's name, and nothing is written."""
     from sixtysix_env.benchmark.run import PairRun, load_benchmark
     from sixtysix_env.evaluation.result import EvalResult
-    from sixtysix_env.policy.standings import BenchmarkFileError
+    from sixtysix_env.ranking.standings import BenchmarkFileError
 
     data = _json(tiny_board / PAIR)
     data["hands"]["pairs"][0]["gp_ci95"] = [0.5, 0.6]  # the figure (-1.75 or so) is below
@@ -597,5 +597,5 @@ def test_the_standings_refuse_a_broken_file_by_name(standings_folder, capsys, ch
     with pytest.raises(ValueError) as e:
         standings_module.standings()
     assert str(e.value).startswith(f"{standings_folder / 'random.json'}") and said in str(e.value)
-    assert standings_module.main([]) == 2  # python -m sixtysix_env.policy.standings: no traceback
+    assert standings_module.main([]) == 2  # python -m sixtysix_env.ranking.standings: no traceback
     assert said in capsys.readouterr().err

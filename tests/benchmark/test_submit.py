@@ -16,11 +16,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from _leaderboard_checks import ROOT, folder_of, page_problem, pair_problems, table_problem
+
 from sixtysix_env import cli
 from sixtysix_env.benchmark import run as bench_run
-from sixtysix_env.policy.standings import PAGES, shipped_table, write_tables
+from sixtysix_env.ranking.standings import PAGES, shipped_table, write_tables
 
 #: An agent on the committed leaderboard (not a rung: its file is not the ladder's).
 AGENT = "sixtysix-ppo-v3"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sixtysix_env.play import session as play_session
 from sixtysix_env.play.session import GameSession, default_opponent
 from sixtysix_env.policy.shipped import networks_for, shipped_names, trained_preset
-from sixtysix_env.policy.standings import strongest
+from sixtysix_env.ranking.standings import strongest
 
 
 def test_every_shipped_network_records_its_preset():

@@ -146,11 +146,11 @@ def test_default_opponent_is_registered():
 
 
 def test_the_default_opponent_is_the_strongest_shipped_policy():
-    """The leaderboard's files choose it (one source: sixtysix_env/policy/standings.py's
+    """The leaderboard's files choose it (one source: sixtysix_env/ranking/standings.py's
     rule for the strongest network)."""
     from sixtysix_env.play.session import default_opponent
     from sixtysix_env.policy.shipped import shipped_names
-    from sixtysix_env.policy.standings import strongest
+    from sixtysix_env.ranking.standings import strongest
 
     best = strongest(shipped_names())
     assert best is not None, "no shipped network on the leaderboard"

@@ -102,7 +102,7 @@ def test_gymnasium_make_works_after_import_in_any_order(imports):
 
 #: The package's folders, lowest first, as the first contract of pyproject.toml orders
 #: them (folders of one layer share a rank).
-FOLDER_RANK = {"util": 0, "game": 1, "policy": 2, "batched": 3, "agents": 4, "env": 5,
+FOLDER_RANK = {"util": 0, "game": 1, "policy": 2, "batched": 3, "ranking": 3, "agents": 4, "env": 5,
                "evaluation": 6, "play": 6, "benchmark": 7}
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from sixtysix_env.policy import shipped, standings
+from sixtysix_env.policy import shipped
+from sixtysix_env.ranking import standings
 from sixtysix_training.config import loader
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -146,12 +146,15 @@ def test_the_documented_form_gives_no_warning_and_an_old_path_one_python_shows()
     assert "sixtysix_env.sixtysix_v0 moved to sixtysix_env.env.sixtysix_v0" in out.stderr
 
 
-def test_python_m_on_an_old_path_runs_the_new_module():
-    out = subprocess.run([sys.executable, "-m", "sixtysix_env.standings"], check=False,
+@pytest.mark.parametrize("old", ["sixtysix_env.standings", "sixtysix_env.policy.standings"])
+def test_python_m_on_an_old_path_runs_the_new_module(old):
+    """Both paths the docs gave for writing the standings tables (0.1.0's, and the one of
+    the folders until the reader got a room of its own)."""
+    out = subprocess.run([sys.executable, "-m", old], check=False,
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("| rank | agent | Elo |")
-    assert "sixtysix_env.standings moved to sixtysix_env.policy.standings" in out.stderr
+    assert f"{old} moved to sixtysix_env.ranking.standings" in out.stderr
 
 
 def _named_paths() -> set[str]:

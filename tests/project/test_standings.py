@@ -1,4 +1,4 @@
-"""One source for which agent is strongest: the leaderboard's files (sixtysix_env/policy/standings.py).
+"""One source for which agent is strongest: the leaderboard's files (sixtysix_env/ranking/standings.py).
 
 The README, docs/benchmark.md and ``sixtysix agents`` take the ranking from them; these
 tests fail when a copy differs from the files, or when a page claims "strongest" anywhere
@@ -12,13 +12,12 @@ import os
 import re
 
 import pytest
+from _leaderboard_checks import ROOT, table_problem
 
 from sixtysix_env.agents.listing import describe_agents
-from sixtysix_env.policy.shipped import shipped_names
-from _leaderboard_checks import ROOT, table_problem
-from sixtysix_env.policy import standings as standings_module
-from sixtysix_env.policy.shipped import exported_at
-from sixtysix_env.policy.standings import (
+from sixtysix_env.policy.shipped import exported_at, shipped_names
+from sixtysix_env.ranking import standings as standings_module
+from sixtysix_env.ranking.standings import (
     BEGIN,
     END,
     PAGES,

@@ -24,6 +24,7 @@ from sixtysix_env.benchmark import (
     load_benchmark,
     protocol_for_rules,
 )
+from sixtysix_env.benchmark import pairs as bench_pairs
 from sixtysix_env.benchmark import run as bench_run
 from sixtysix_env.benchmark.board import read_folder
 
@@ -179,7 +180,7 @@ def test_a_stopped_run_resumes_from_the_pairs_it_kept(tiny, tmp_path, monkeypatc
     def no_play(*a, **k):
         raise AssertionError("a kept pair was played again")
 
-    monkeypatch.setattr(bench_run, "evaluate", no_play)
+    monkeypatch.setattr(bench_pairs, "evaluate", no_play)
     again = benchmark(["random"], tiny, cache=PairStore(folder, tiny))[0]
     assert again.figures() == first.figures()
     # A pair kept under another protocol (here: the quick variant) is not reused.

@@ -19,6 +19,7 @@ import pytest
 from _leaderboard_checks import ROOT, folder_of, page_problem, pair_problems, table_problem
 
 from sixtysix_env import cli
+from sixtysix_env.benchmark import pairs as bench_pairs
 from sixtysix_env.benchmark import run as bench_run
 from sixtysix_env.ranking.standings import PAGES, shipped_table, write_tables
 
@@ -59,7 +60,7 @@ def test_submitting_writes_the_figures_the_page_and_the_standings(tmp_path, monk
     def no_play(*args, **kwargs):
         raise AssertionError("a kept pair was played again")
 
-    monkeypatch.setattr(bench_run, "evaluate", no_play)  # every pair of AGENT is kept
+    monkeypatch.setattr(bench_pairs, "evaluate", no_play)  # every pair of AGENT is kept
     assert _submit(AGENT) == 0
     out = capsys.readouterr().out
     assert "the leaderboard of 12 agents is in docs/leaderboard.md" in out

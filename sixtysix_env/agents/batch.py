@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..batched import heuristic as hk
-from ..batched import kernels as kn
 from ..batched.engine import BatchedHands
 from ..game.actions import NUM_ACTIONS
 from ..game.cards import bits_of
@@ -51,12 +49,11 @@ class BatchedRandom:
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
-        out = np.empty(len(lanes), np.int64)
         if rngs is None:
             if self.lane_rng is None or len(self.lane_rng) < hands.n:
                 raise ValueError("BatchedRandom: call seed_lanes(n, rng) first, or give rngs")
-            kn.random_actions(hands.S, hands.R, self.lane_rng, lanes, out)
-            return out
+            return hands.random_actions(self.lane_rng, lanes)
+        out = np.empty(len(lanes), np.int64)
         masks = hands.legal_masks(lanes)
         for j, (i, m) in enumerate(zip(lanes.tolist(), masks.tolist())):
             legal = bits_of(m)
@@ -167,10 +164,7 @@ class BatchedHeuristic:
 
     def act_batch(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray,
                   rngs: Sequence[random.Random] | None = None, states=None) -> np.ndarray:
-        out = np.empty(len(lanes), np.int64)
-        hk.heuristic_actions(hands.S, hands.R, lanes, np.ascontiguousarray(seats, np.int64),
-                             self.per_trick, out)
-        return out
+        return hands.heuristic_actions(lanes, seats, self.per_trick)
 
 
 class PerGame:

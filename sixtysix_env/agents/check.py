@@ -17,7 +17,6 @@ import numpy as np
 
 from ..batched.check import check_parser, mismatch
 from ..batched.engine import BatchedHands
-from ..batched.heuristic import heuristic_actions
 from ..game.engine import deal_from_deck, random_deck
 from ..game.rules import make_rules
 from ..game.view import player_view
@@ -46,8 +45,7 @@ def compare_heuristic(hands: int, rules="altmisalti", seed: int = 0, lanes: int 
         while active:
             lanes_arr = np.array(active, np.int64)
             seats = batch.to_move(lanes_arr)
-            got = np.empty(len(active), np.int64)
-            heuristic_actions(batch.S, batch.R, lanes_arr, seats, per_trick, got)
+            got = batch.heuristic_actions(lanes_arr, seats, per_trick)
             actions = []
             for j, i in enumerate(active):
                 want = agent.act(player_view(states[i], int(seats[j])), rng)

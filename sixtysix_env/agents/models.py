@@ -95,11 +95,7 @@ class RuleModel:
         return out
 
     def _heuristic_lanes(self, hands, lanes, seats) -> np.ndarray:
-        from ..batched import heuristic as compiled
-
-        moves = np.empty(len(lanes), np.int64)
-        per_trick = int(self.agent.likely_points_per_trick)
-        compiled.heuristic_actions(hands.S, hands.R, lanes, seats, per_trick, moves)
+        moves = hands.heuristic_actions(lanes, seats, int(self.agent.likely_points_per_trick))
         return self._mixed(_mask_rows(hands.legal_masks(lanes)), moves)
 
 

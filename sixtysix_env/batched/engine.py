@@ -21,11 +21,23 @@ from ..game.engine import HandResult  # noqa: E402
 from ..game.rules import RuleConfig, make_rules  # noqa: E402
 from ..policy.observation import OBS_SIZE, rules_features  # noqa: E402
 from ..util.errors import DeckError, IllegalActionError  # noqa: E402
+from . import heuristic as hk  # noqa: E402
 from . import kernels as kn  # noqa: E402
+
+#: The hidden cards of :meth:`BatchedHands.hidden_cards`: four blocks of ``NUM_CARDS`` (the other
+#: hand, the face-down stock, its next card, the one after).
+HIDDEN_SIZE = 4 * NUM_CARDS
+#: The hand-end reasons of :meth:`BatchedHands.outcomes` by index ("" while the hand goes on).
+REASONS = kn.REASONS
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 
 
 class BatchedHands:
-    """``n`` hands of one rule set, each in its own lane."""
+    """``n`` hands of one rule set, each in its own lane.
+
+    Its arrays (``S`` the lanes' fields, ``K`` their stocks, ``R`` the rule vector) are the
+    kernels' and private to :mod:`sixtysix_env.batched`: code outside reads the lanes through
+    the named methods below (``tests/project`` checks that nothing outside indexes them)."""
 
     def __init__(self, n: int, rules: str | RuleConfig | dict | None = "altmisalti") -> None:
         if type(n) is not int or n < 1:
@@ -45,6 +57,15 @@ class BatchedHands:
         return np.ascontiguousarray(lanes, dtype=np.int64)
 
     # -- dealing ---------------------------------------------------------------------
+
+    def random_decks(self, rng: np.random.Generator, k: int) -> np.ndarray:
+        """``k`` shuffled decks of the rules' cards (24, or 20 without the nines), (k, deck):
+        one uniform draw per card from ``rng``, ordered (under 24-card rules the card ids are
+        the order itself)."""
+        order = np.argsort(rng.random((k, self.rules.deck)), axis=1)
+        if self.rules.deck == NUM_CARDS:
+            return order
+        return np.asarray(self.rules.deck_cards, np.int64)[order]
 
     def deal(self, lanes, decks, dealers, scores=None) -> None:
         """Start a hand in each of ``lanes``: ``decks`` (k, 24) card ids, top card first,
@@ -84,6 +105,36 @@ class BatchedHands:
 
     def over(self, lanes=None) -> np.ndarray:
         return self.S[self._lanes(lanes), kn.OVER] != 0
+
+    def dealers(self, lanes=None) -> np.ndarray:
+        """The seat that dealt each lane's hand."""
+        return self.S[self._lanes(lanes), kn.DEALER].copy()
+
+    def outcomes(self, lanes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each lane's finished hand: its winner (-1 for none yet or a tie), the game points
+        the winner scores, and the reason as an index into :data:`REASONS`."""
+        v = self.S[self._lanes(lanes)]
+        return v[:, kn.WINNER].copy(), v[:, kn.GP].copy(), v[:, kn.REASON].copy()
+
+    def hidden_cards(self, lanes, seats) -> np.ndarray:
+        """What ``seats[j]``'s information set hides in ``lanes[j]``, (k, :data:`HIDDEN_SIZE`)
+        float32 in four blocks of card indicators: the other seat's hand, the face-down stock,
+        its next card and the one after (``privileged_features`` of the training's critic)."""
+        lanes = self._lanes(lanes)
+        seats = np.asarray(seats, np.int64)
+        S, K = self.S, self.K
+        out = np.zeros((len(lanes), HIDDEN_SIZE), np.float32)
+        opp = np.where(seats == 0, S[lanes, kn.HAND + 1], S[lanes, kn.HAND])
+        out[:, :NUM_CARDS] = (opp[:, None] >> _CARD_IDS) & 1
+        pos = S[lanes, kn.STOCK_POS]
+        rows = np.arange(len(lanes))
+        for p in range(kn.STOCK_LEN):
+            left = pos <= p
+            out[rows[left], NUM_CARDS + K[lanes[left], p]] = 1.0
+        for slot, offset in ((0, 2 * NUM_CARDS), (1, 3 * NUM_CARDS)):
+            has = pos + slot < kn.STOCK_LEN
+            out[rows[has], offset + K[lanes[has], pos[has] + slot]] = 1.0
+        return out
 
     def returns(self, lanes, seats) -> np.ndarray:
         """Game points won (+) or lost (-) by ``seats[j]`` in each lane (0 before the end)."""
@@ -157,6 +208,39 @@ class BatchedHands:
     def apply_unchecked(self, lanes, actions) -> None:
         """:meth:`apply` for actions known to be legal (drawn from the lanes' own masks)."""
         kn.apply_actions(self.S, self.K, self.R, lanes, actions)
+
+    # -- the compiled players ----------------------------------------------------------
+
+    def random_actions(self, lane_rng: np.ndarray, lanes) -> np.ndarray:
+        """A uniformly drawn legal action in each lane, from the lane's own generator in
+        ``lane_rng`` (one uint64 xorshift state per lane of the engine)."""
+        lanes = self._lanes(lanes)
+        out = np.empty(len(lanes), np.int64)
+        kn.random_actions(self.S, self.R, lane_rng, lanes, out)
+        return out
+
+    def play_random_until(self, lane_rng: np.ndarray, lanes, seats) -> None:
+        """In each lane a random player moves for the other seat than ``seats[j]`` until
+        ``seats[j]`` is to act or the hand is over."""
+        lanes = self._lanes(lanes)
+        kn.play_random_until(self.S, self.K, self.R, lane_rng, lanes,
+                             np.ascontiguousarray(seats, np.int64))
+
+    def heuristic_actions(self, lanes, seats, per_trick: int) -> np.ndarray:
+        """The compiled ``heuristic``'s move for ``seats[j]`` in each lane (``per_trick``: its
+        ``likely_points_per_trick``)."""
+        lanes = self._lanes(lanes)
+        out = np.empty(len(lanes), np.int64)
+        hk.heuristic_actions(self.S, self.R, lanes, np.ascontiguousarray(seats, np.int64),
+                             int(per_trick), out)
+        return out
+
+    def play_heuristic_until(self, lanes, seats, per_trick: int) -> None:
+        """In each lane the compiled ``heuristic`` moves for the other seat than ``seats[j]``
+        until ``seats[j]`` is to act or the hand is over."""
+        lanes = self._lanes(lanes)
+        hk.play_heuristic_until(self.S, self.K, self.R, lanes,
+                                np.ascontiguousarray(seats, np.int64), int(per_trick))
 
     def illegal(self, lane: int, action, legal_mask: int, who: str) -> IllegalActionError:
         legal = bits_of(legal_mask)

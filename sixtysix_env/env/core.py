@@ -269,18 +269,21 @@ def given_seats(value, n: int, key: str) -> np.ndarray:
     return flat.astype(np.int64)  # integers in an object array: [0, np.int8(1)]
 
 
-def given_decks(decks, n: int) -> np.ndarray:
-    """``n`` given decks as an (n, 24) int64 array, each checked by
-    :func:`~sixtysix_env.game.engine.parse_deck` (a ``DeckError`` naming the deck)."""
+def given_decks(decks, n: int, rules: RuleConfig | None = None) -> np.ndarray:
+    """``n`` given decks of the rules' cards as an (n, deck) int64 array (24 cards, or 20 under
+    a 20-card preset), each checked by :func:`~sixtysix_env.game.engine.parse_deck` (a
+    ``DeckError`` naming the deck)."""
+    size = 24 if rules is None else rules.deck
+    cards = np.arange(24) if rules is None else np.array(rules.deck_cards)
     try:
         arr = np.asarray(decks)
     except (ValueError, TypeError):  # a ragged list
         arr = None
-    if (arr is not None and arr.shape == (n, 24) and np.issubdtype(arr.dtype, np.integer)
-            and (np.sort(arr, axis=1) == np.arange(24)).all()):
+    if (arr is not None and arr.shape == (n, size) and np.issubdtype(arr.dtype, np.integer)
+            and (np.sort(arr, axis=1) == cards).all()):
         return arr.astype(np.int64)
-    what = (f"'decks' must be {n} decks (shape ({n}, 24)), each 24 card ids 0-23 or card codes "
-            "(a list, or one string)")
+    what = (f"'decks' must be {n} decks (shape ({n}, {size})), each the {size} card ids of the "
+            "rules' deck or their card codes (a list, or one string)")
     if isinstance(decks, (str, bytes)) or not isinstance(decks, Iterable) or (
             arr is not None and arr.ndim == 0):
         raise DeckError(f"{what}, got {_shown(decks)}")
@@ -288,10 +291,10 @@ def given_decks(decks, n: int) -> np.ndarray:
     if len(rows) != n:
         got = len(rows) if len(rows) < n else f"more than {n}"
         raise DeckError(f"{what}, got {got}")
-    out = np.empty((n, 24), np.int64)
+    out = np.empty((n, size), np.int64)
     for i, row in enumerate(rows):
         try:
-            out[i] = parse_deck(row)
+            out[i] = parse_deck(row, rules)
         except DeckError as e:
             raise DeckError(f"deck {i}: {e}") from None
     return out

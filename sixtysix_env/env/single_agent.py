@@ -181,7 +181,7 @@ class SixtySixEnv(gymnasium.Env):
             raise ValueError(f"reset options in {self.mode} mode must give exactly "
                              f"{', '.join(sorted(keys))}, got {', '.join(sorted(map(str, options)))}")
         if self.mode == "hand":
-            deck = parse_deck(options["deck"])
+            deck = parse_deck(options["deck"], self.rules)
             dealer = given_seat(options["dealer"], "dealer")
             return deck, dealer, given_seat(options["learner_seat"], "learner_seat")
         if not is_int(options["match_seed"]):

@@ -23,7 +23,8 @@ game returns the observation and mask of the seat to act, and the caller acts
 for both seats.
 
 Given deals (for tests, or to compare two programs on the same hands):
-``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``,
+``reset(options={"decks": (N, 24) card ids, "dealers": (N,), "learner_seats": (N,)})``
+((N, 20) under a 20-card preset: decks are the rules' cards, dealt or given),
 or in ``mode="match"`` ``{"match_seeds": (N,), "learner_seats": (N,)}``; a deck may also
 be card codes (a list, or one string), as ``SixtySix-v0`` takes one. ``num_envs`` is at
 most :data:`MAX_NUM_ENVS` (65536), checked before anything is allocated.
@@ -59,8 +60,6 @@ require_numba("the vector environment (vectorization_mode='vector_entry_point'; 
               "vectorization_mode='sync' works without it)")
 
 from ..agents.batch import BatchedHeuristic, BatchedRandom, batched  # noqa: E402
-from ..batched import heuristic as hk  # noqa: E402
-from ..batched import kernels as kn  # noqa: E402
 from ..batched.engine import BatchedHands  # noqa: E402
 from ..game.engine import deal_from_deck, random_deck  # noqa: E402
 
@@ -79,7 +78,7 @@ def _autoreset_mode(mode: Any) -> AutoresetMode:
     return mode
 
 
-def _deal_options(options: dict | None, n: int):
+def _deal_options(options: dict | None, n: int, rules: RuleConfig):
     """The given deals of ``reset(options=...)``, checked (None where none are given) by the
     checker of given deals of both environments (:mod:`sixtysix_env.env.core`)."""
     if not options:
@@ -92,9 +91,9 @@ def _deal_options(options: dict | None, n: int):
         raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
                          f"allowed: {', '.join(sorted(allowed))}")
     if "decks" not in options:
-        raise ValueError("reset options need 'decks' (num_envs decks of 24 card ids) with "
-                         "'dealers' and 'learner_seats'")
-    out = [given_decks(options["decks"], n)]
+        raise ValueError(f"reset options need 'decks' (num_envs decks of {rules.deck} card ids) "
+                         "with 'dealers' and 'learner_seats'")
+    out = [given_decks(options["decks"], n, rules)]
     for key in ("dealers", "learner_seats"):
         if key not in options:
             raise ValueError(f"reset options with 'decks' need {key!r} too ({n} seats 0 or 1)")
@@ -133,20 +132,47 @@ def _integer_actions(actions) -> np.ndarray:
     return actions
 
 
-class _Games:
-    """The lanes, their opponents, the reference states a per-game agent needs."""
+class LockStepGames:
+    """The one lock-step driver of N games: the batched engine's lanes, each game's learner seat
+    and opponent, the reference states a per-game agent needs, each game's generator.
+
+    ``opponents`` holds batched forms of agents (:func:`~sixtysix_env.agents.batch.batched`) and
+    ``opponent[i]`` is game ``i``'s, an index into it: the vector environment plays one in every
+    game; the project's training games (``sixtysix_training.sb3.batched_vec_env``) draw one per
+    game from their pool at each reset. :meth:`play_opponents` moves every opponent in all its
+    games with one call per opponent (``random`` and ``heuristic`` in compiled code until a
+    per-game agent has been added, then from the reference states as every other agent).
+    """
 
     def __init__(self, n: int, rules: RuleConfig) -> None:
         self.hands = BatchedHands(n, rules)
-        self.rules = rules
-        self.states: list | None = None  # reference engine states, for per-game agents
+        self.rules = self.hands.rules
+        self.n = n
+        self.seat = np.zeros(n, np.int64)
+        self.opponent = np.zeros(n, np.int64)
+        self.opponents: list[Any] = []
+        #: One ``random.Random`` per game, for the agents that draw game by game.
+        self.rngs: list[random.Random] = []
+        #: Reference engine states beside the lanes, dealt once a per-game opponent was added
+        #: (None in the games dealt before).
+        self.states: list | None = None
+
+    def add_opponent(self, form: Any) -> int:
+        """Add an opponent's batched form; its index for :attr:`opponent`."""
+        if form.needs_states and self.states is None:
+            self.states = [None] * self.n  # for the games dealt from now on
+        self.opponents.append(form)
+        return len(self.opponents) - 1
 
     def deal(self, lanes: np.ndarray, decks: np.ndarray, dealers: np.ndarray,
-             scores: np.ndarray) -> None:
+             scores: np.ndarray | None = None) -> None:
+        """Deal ``decks`` (top card first) in ``lanes`` at the match ``scores`` (k, 2) by seat."""
+        if scores is None:
+            scores = np.zeros((len(lanes), 2), np.int64)
         self.hands.deal(lanes, decks, dealers, scores)
         if self.states is not None:
-            for i, d, e, sc in zip(lanes.tolist(), np.asarray(decks).tolist(), dealers.tolist(),
-                                   scores.tolist()):
+            for i, d, e, sc in zip(lanes.tolist(), np.asarray(decks).tolist(),
+                                   np.asarray(dealers).tolist(), np.asarray(scores).tolist()):
                 self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules,
                                                 match_score=tuple(sc))
 
@@ -159,8 +185,31 @@ class _Games:
             self.hands.apply(lanes, actions, who=who)
         if self.states is not None:
             st = self.states
-            for i, a in zip(lanes.tolist(), actions.tolist()):
-                st[i] = st[i].apply(a)
+            for i, a in zip(lanes.tolist(), np.asarray(actions).tolist()):
+                if st[i] is not None:
+                    st[i] = st[i].apply(a)
+
+    def play_opponents(self, lanes: np.ndarray) -> None:
+        """Each game's opponent acts while it is to move (the learner next, or the hand over)."""
+        hands = self.hands
+        compiled = self.states is None
+        while len(lanes):
+            to_move = hands.to_move(lanes)
+            waiting = lanes[(to_move >= 0) & (to_move != self.seat[lanes])]
+            if not len(waiting):
+                return
+            who = self.opponent[waiting]
+            for k in np.unique(who).tolist():
+                at = waiting[who == k]
+                w = self.opponents[k]
+                if compiled and isinstance(w, BatchedRandom):
+                    hands.play_random_until(w.lane_rng, at, self.seat[at])
+                elif compiled and isinstance(w, BatchedHeuristic):
+                    hands.play_heuristic_until(at, self.seat[at], w.per_trick)
+                else:
+                    acts = w.act_batch(hands, at, 1 - self.seat[at], self.rngs, self.states)
+                    self.apply(at, acts, who=f"the opponent {w.name!r}")
+            lanes = waiting
 
 
 class SixtySixVectorEnv(VectorEnv):
@@ -220,15 +269,14 @@ class SixtySixVectorEnv(VectorEnv):
         self.single_action_space, self.single_observation_space = make_spaces()
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self._games = _Games(num_envs, config)
-        if self.opponent.needs_states:
-            self._games.states = [None] * num_envs
+        self._games = LockStepGames(num_envs, config)
+        self._games.add_opponent(self.opponent)  # every game's (opponent index 0)
         self._init_lanes(num_envs)
 
     def _init_lanes(self, n: int) -> None:
         """Each game's buffers (a row or an entry per game), and its random generators."""
         self._lanes = np.arange(n, dtype=np.int64)
-        self._seat = np.zeros(n, np.int64)
+        self._seat = self._games.seat  # the driver's array
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
         self._ended = np.ones(n, bool)  # episode over (NEXT_STEP: reset on next step)
@@ -243,7 +291,6 @@ class SixtySixVectorEnv(VectorEnv):
         self._hand_gp = np.zeros(n, np.int64)
         self._hand_reason = np.zeros(n, np.int64)
         self._reward = np.zeros(n, np.float64)
-        self._rngs: list[random.Random] = []
         self._deck_rngs: list[random.Random] | None = None  # given match seeds
         self._np_random_seeded = False
         self._reset_failed = False  # a reset the opponent broke (an illegal move): step refuses
@@ -266,15 +313,15 @@ class SixtySixVectorEnv(VectorEnv):
         if self.mode == "match":  # all checked first: a refused reset changes nothing
             given = _match_options(options, self.num_envs)
         else:
-            given = _deal_options(options, self.num_envs)
+            given = _deal_options(options, self.num_envs, self.rules)
         super().reset(seed=seed)
         if seed is not None or not self._np_random_seeded:
             self._np_random_seeded = True
             rng = self.np_random
             if isinstance(self.opponent, BatchedRandom):
                 self.opponent.seed_lanes(self.num_envs, rng)
-            self._rngs = [random.Random(int(x))
-                          for x in rng.integers(0, 2**63, self.num_envs)]
+            self._games.rngs = [random.Random(int(x))
+                                for x in rng.integers(0, 2**63, self.num_envs)]
         self._deck_rngs = None
         self._illegal[:] = -1
         self._reset_failed = True  # until every game is dealt and played to the learner's turn
@@ -309,9 +356,10 @@ class SixtySixVectorEnv(VectorEnv):
     def _deal_hands(self, lanes: np.ndarray, dealers: np.ndarray, decks=None) -> None:
         if decks is None:
             if self._deck_rngs is not None:
-                decks = np.array([random_deck(self._deck_rngs[i]) for i in lanes.tolist()])
+                decks = np.array([random_deck(self._deck_rngs[i], self.rules)
+                                  for i in lanes.tolist()])
             else:
-                decks = np.argsort(self.np_random.random((len(lanes), 24)), axis=1)
+                decks = self._games.hands.random_decks(self.np_random, len(lanes))
         self._games.deal(lanes, decks, dealers, self._score[lanes])
 
     # -- playing ---------------------------------------------------------------------------
@@ -329,18 +377,16 @@ class SixtySixVectorEnv(VectorEnv):
                 return
             self._score_hands(done)
             going = done[self._score[done].max(axis=1) < self.rules.match_target]
-            self._deal_hands(going, 1 - hands.S[going, kn.DEALER])
+            self._deal_hands(going, 1 - hands.dealers(going))
             lanes = going
 
     def _score_hands(self, lanes: np.ndarray) -> None:
         """``Match.apply`` at the end of each hand in ``lanes``, and the learner's reward."""
-        S = self._games.hands.S
-        winner = S[lanes, kn.WINNER]
-        gp = S[lanes, kn.GP]
+        winner, gp, reason = self._games.hands.outcomes(lanes)
         self._hand_over[lanes] = True
         self._hand_winner[lanes] = winner
         self._hand_gp[lanes] = np.where(winner >= 0, gp, 0)
-        self._hand_reason[lanes] = S[lanes, kn.REASON]
+        self._hand_reason[lanes] = reason
         self._hands_played[lanes] += 1
         if self.mode == "hand":
             self._score[lanes, np.maximum(winner, 0)] += np.where(winner >= 0, gp, 0)
@@ -362,24 +408,7 @@ class SixtySixVectorEnv(VectorEnv):
 
     def _opponent_moves(self, lanes: np.ndarray) -> None:
         """The opponent acts wherever it is to move, until the learner is or the hand is over."""
-        hands = self._games.hands
-        opp = self.opponent
-        if isinstance(opp, BatchedRandom):  # the whole loop in compiled code
-            kn.play_random_until(hands.S, hands.K, hands.R, opp.lane_rng, lanes, self._seat[lanes])
-            return
-        if isinstance(opp, BatchedHeuristic):
-            hk.play_heuristic_until(hands.S, hands.K, hands.R, lanes, self._seat[lanes],
-                                    opp.per_trick)
-            return
-        while True:
-            to_move = hands.to_move(lanes)
-            seats = self._seat[lanes]
-            waiting = lanes[(to_move >= 0) & (to_move != seats)]
-            if not len(waiting):
-                return
-            acts = opp.act_batch(hands, waiting, 1 - self._seat[waiting], self._rngs,
-                                 self._games.states)
-            self._games.apply(waiting, acts, who=f"the opponent {opp.name!r}")
+        self._games.play_opponents(lanes)
 
     def _episode_over(self, lanes: np.ndarray) -> np.ndarray:
         if self.mode == "hand":
@@ -547,7 +576,7 @@ class SixtySixSelfPlayVectorEnv:
                 raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
             opts = dict(options)
             opts.setdefault("learner_seats", np.zeros(self.num_envs, np.int64))
-            given = _deal_options(opts, self.num_envs)
+            given = _deal_options(opts, self.num_envs, self.rules)
         if seed is not None:
             self.np_random = np.random.default_rng(seed)
         self._deal(self._lanes, given)
@@ -556,7 +585,7 @@ class SixtySixSelfPlayVectorEnv:
     def _deal(self, lanes, given=None) -> None:
         if given is None:
             k = len(lanes)
-            decks = np.argsort(self.np_random.random((k, 24)), axis=1)
+            decks = self.hands.random_decks(self.np_random, k)
             dealers = self.np_random.integers(0, 2, k)
         else:
             decks, dealers, _ = given

@@ -97,6 +97,32 @@ def test_same_games_as_single_environments(rules, opponent):
     assert steps > 5
 
 
+@pytest.mark.parametrize("rules", ["schnapsen", "schnapsen-vu"])
+def test_twenty_card_presets_deal_their_decks_given_or_drawn(rules):
+    # The vector env deals the rules' deck (20 cards here): given decks are played as the
+    # single environment plays them, a seeded reset draws 20-card decks, the self-play form too.
+    r = random.Random(3)
+    n = 6
+    decks = np.array([random_deck(r, rules=rules) for _ in range(n)])
+    dealers, seats = np.arange(n) % 2, (np.arange(n) // 2) % 2
+    vec = SixtySixVectorEnv(num_envs=n, opponent="heuristic", rules=rules)
+    singles = [SixtySixEnv(opponent="heuristic", rules=rules) for _ in range(n)]
+    steps, _ = _compare_with_single_envs(
+        vec, singles, {"decks": decks, "dealers": dealers, "learner_seats": seats},
+        lambda i: {"deck": decks[i].tolist(), "dealer": int(dealers[i]),
+                   "learner_seat": int(seats[i])}, n)
+    assert steps > 3
+    obs, _ = vec.reset(seed=5)
+    assert obs["action_mask"].any(axis=1).all()
+    for env in (vec, SixtySixSelfPlayVectorEnv(num_envs=n, rules=rules)):
+        obs, _ = env.reset(seed=1)
+        for _ in range(30):
+            obs = env.step(np.argmax(obs["action_mask"], axis=1))[0]
+    with pytest.raises(sixtysix_env.DeckError, match="rules play a 20-card deck"):
+        vec.reset(options={"decks": np.tile(np.arange(24), (n, 1)), "dealers": dealers,
+                           "learner_seats": seats})
+
+
 @pytest.mark.parametrize("opponent", ["policy", "heuristic", "first-legal"])
 @pytest.mark.parametrize("weight", [0.0, 0.5])
 def test_same_matches_as_single_environments(opponent, weight):

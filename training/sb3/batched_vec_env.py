@@ -1,5 +1,11 @@
 """The training games on the batched engine: ``n_envs`` hands in lock-step, one SB3 VecEnv.
 
+A thin adapter over the vector environment's lock-step driver
+(:class:`sixtysix_env.env.vector.LockStepGames`, which deals, steps the learner and
+moves every game's opponent): what is the training's own here is the pool's draw
+per game, the suit renamings, the critic's hidden cards, the match play's scores
+and rewards, and SB3's ``VecEnv`` plumbing.
+
 :class:`BatchedSelfPlayVecEnv` plays what :class:`~sixtysix_training.sb3.vec_env.SelfPlayVecEnv`
 plays (one hand per episode, the learner's seat drawn per hand, the opponent
 drawn from the :class:`~sixtysix_training.common.pool.OpponentPool` at every reset,
@@ -29,18 +35,9 @@ import torch as th
 from gymnasium import spaces
 from torch import nn
 
-from sixtysix_env.agents.batch import (
-    BatchedHeuristic,
-    BatchedPolicy,
-    BatchedRandom,
-    batched,
-)
-from sixtysix_env.batched import kernels as kn
-from sixtysix_env.batched.engine import BatchedHands
-from sixtysix_env.batched.heuristic import play_heuristic_until
+from sixtysix_env.agents.batch import BatchedPolicy, BatchedRandom, batched
+from sixtysix_env.env.vector import LockStepGames
 from sixtysix_env.game.actions import NUM_ACTIONS
-from sixtysix_env.game.cards import NUM_CARDS
-from sixtysix_env.game.engine import deal_from_deck
 from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy.agent import PolicyAgent
 from sixtysix_env.policy.observation import OBS_SIZE
@@ -50,8 +47,6 @@ from ..common.match_equity import MatchEquity
 from ..common.pool import OpponentPool
 from .learner_games import LearnerGames
 from .policy import resolve_precision
-
-_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int64)
 
 
 class TorchBatchedPolicy(BatchedPolicy):
@@ -118,7 +113,10 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.match = MatchEquity(self.rules.match_target) if match_play else None
         #: With match play, whether only close scores are dealt (option match_scores).
         self.close_scores = match_scores == "close"
-        self.hands = BatchedHands(n_envs, self.rules)
+        #: The lock-step driver: the lanes, each game's seat and opponent, reference states.
+        self.games = LockStepGames(n_envs, self.rules)
+        self.hands = self.games.hands
+        self.seat = self.games.seat
         self.privileged = bool(privileged_critic)
         self.renamer = SuitRenamer(suit_augment, seed)
         size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
@@ -130,21 +128,15 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.buf_obs = np.zeros((n, size), np.float32)
         self.buf_masks = np.zeros((n, NUM_ACTIONS), bool)
         self.renaming = np.zeros(n, np.int64)
-        self.seat = np.zeros(n, np.int64)
         self.labels = [("", "")] * n
         self.ep_return = np.zeros(n, np.float64)
         self.ep_len = np.zeros(n, np.int64)
         #: Each lane's match score, the learner's game points and the opponent's.
         self.mine = np.zeros(n, np.int64)
         self.theirs = np.zeros(n, np.int64)
-        # Each lane's opponent, as an index into self._wrappers (one batched form per agent).
-        self.opponent = np.zeros(n, np.int64)
-        self._wrappers: list[Any] = []
+        # Each game's opponent is an index into the driver's opponents (one batched form per
+        # agent, found by the agent's id).
         self._index: dict[int, int] = {}
-        #: Reference engine states beside the lanes dealt once a game-by-game opponent (a
-        #: search bot) was first drawn; None in the other lanes.
-        self.states: list = [None] * n
-        self.tracking = False
         self._seed_generators(seed)
         self._actions: np.ndarray | None = None
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
@@ -157,10 +149,39 @@ class BatchedSelfPlayVecEnv(LearnerGames):
                    match_play=cfg.match_play, match_scores=cfg.match_scores,
                    pool_precision=cfg.pool_precision)
 
+    # -- the driver's parts, by the names the training has known them ---------------------
+
+    @property
+    def opponent(self) -> np.ndarray:
+        """Each game's opponent, an index into :attr:`_wrappers`."""
+        return self.games.opponent
+
+    @property
+    def _wrappers(self) -> list[Any]:
+        return self.games.opponents
+
+    @property
+    def states(self) -> list | None:
+        """Reference engine states beside the lanes dealt once a game-by-game opponent (a
+        search bot) was first drawn; None before, and in the games dealt before."""
+        return self.games.states
+
+    @property
+    def tracking(self) -> bool:
+        """Whether reference states are kept (set it to keep them from the next deals on)."""
+        return self.games.states is not None
+
+    @tracking.setter
+    def tracking(self, on: bool) -> None:
+        if on and self.games.states is None:
+            self.games.states = [None] * self.num_envs
+        elif not on:
+            self.games.states = None
+
     def _seed_generators(self, seed: int) -> None:
         self.np_rng = np.random.default_rng([int(seed) % 2**63, 0xBA7C])
-        self.opp_rngs = [random.Random(f"sixtysix-batched-games:{seed}:{i}")
-                         for i in range(self.num_envs)]
+        self.games.rngs = [random.Random(f"sixtysix-batched-games:{seed}:{i}")
+                           for i in range(self.num_envs)]
         for w in self._wrappers:
             if isinstance(w, BatchedRandom):
                 w.seed_lanes(self.num_envs, self.np_rng)
@@ -178,10 +199,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
                 w = batched(agent)
             if isinstance(w, BatchedRandom):
                 w.seed_lanes(self.num_envs, self.np_rng)
-            if w.needs_states:
-                self.tracking = True  # reference states for the games dealt from now on
-            k = len(self._wrappers)
-            self._wrappers.append(w)
+            k = self.games.add_opponent(w)  # one that needs states starts them
             self._index[id(agent)] = k
         return k
 
@@ -190,40 +208,9 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         used = sorted(set(self.opponent.tolist()))
         remap = np.zeros(len(self._wrappers), np.int64)
         remap[used] = np.arange(len(used))
-        self._wrappers = [self._wrappers[k] for k in used]
+        self.games.opponents = [self._wrappers[k] for k in used]
         self._index = {id(w.agent): j for j, w in enumerate(self._wrappers)}
-        self.opponent = remap[self.opponent]
-
-    def _opponent_moves(self, lanes: np.ndarray) -> None:
-        """Each game's opponent acts while it is to move (the learner next, or the hand over)."""
-        hands = self.hands
-        while len(lanes):
-            to_move = hands.to_move(lanes)
-            waiting = lanes[(to_move >= 0) & (to_move != self.seat[lanes])]
-            if not len(waiting):
-                return
-            who = self.opponent[waiting]
-            for k in np.unique(who).tolist():
-                at = waiting[who == k]
-                w = self._wrappers[k]
-                seats = 1 - self.seat[at]
-                if isinstance(w, BatchedRandom) and not self.tracking:
-                    kn.play_random_until(hands.S, hands.K, hands.R, w.lane_rng, at, self.seat[at])
-                elif isinstance(w, BatchedHeuristic) and not self.tracking:
-                    play_heuristic_until(hands.S, hands.K, hands.R, at, self.seat[at],
-                                         w.per_trick)
-                else:
-                    acts = w.act_batch(hands, at, seats, self.opp_rngs, self.states)
-                    hands.apply(at, acts, who=f"the opponent {w.name!r}")
-                    self._record(at, acts)
-            lanes = waiting
-
-    def _record(self, lanes: np.ndarray, actions: np.ndarray) -> None:
-        if self.tracking:
-            st = self.states
-            for i, a in zip(lanes.tolist(), actions.tolist()):
-                if st[i] is not None:
-                    st[i] = st[i].apply(a)
+        self.opponent[:] = remap[self.opponent]
 
     # -- episodes ----------------------------------------------------------------------
 
@@ -235,7 +222,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
             self.renaming[i] = self.renamer.draw()
         k = len(lanes)
         self.seat[lanes] = self.np_rng.integers(0, 2, k)
-        decks = np.argsort(self.np_rng.random((k, NUM_CARDS)), axis=1)
+        decks = self.hands.random_decks(self.np_rng, k)
         dealers = self.np_rng.integers(0, 2, k)
         scores = np.zeros((k, 2), np.int64)
         if self.match is not None:
@@ -244,15 +231,10 @@ class BatchedSelfPlayVecEnv(LearnerGames):
             rows = np.arange(k)
             scores[rows, self.seat[lanes]] = drawn[:, 0]
             scores[rows, 1 - self.seat[lanes]] = drawn[:, 1]
-        self.hands.deal(lanes, decks, dealers, scores)
-        if self.tracking:
-            for i, d, e, s in zip(lanes.tolist(), decks.tolist(), dealers.tolist(),
-                                  scores.tolist()):
-                self.states[i] = deal_from_deck(d, dealer=e, rules=self.rules,
-                                                match_score=tuple(s))
+        self.games.deal(lanes, decks, dealers, scores)
         self.ep_return[lanes] = 0.0
         self.ep_len[lanes] = 0
-        self._opponent_moves(lanes)
+        self.games.play_opponents(lanes)
 
     def _learner_obs(self, lanes: np.ndarray) -> np.ndarray:
         """The learner's observations of ``lanes`` (renamed; hidden cards appended)."""
@@ -260,26 +242,11 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         obs, masks = self.hands.observe(lanes, self.seat[lanes], self._obs[:k], self._mask[:k])
         x = obs
         if self.privileged:
-            x = np.concatenate([obs, self._privileged(lanes)], axis=1)
+            # learning.privileged_features of each lane, from its learner's side
+            x = np.concatenate([obs, self.hands.hidden_cards(lanes, self.seat[lanes])], axis=1)
         maps = self.renamer.full_maps if self.privileged else self.renamer.obs_maps
         x = np.take_along_axis(x, maps[self.renaming[lanes]], axis=1)
         return x, masks
-
-    def _privileged(self, lanes: np.ndarray) -> np.ndarray:
-        """``learning.privileged_features`` of each lane from its learner's side."""
-        S, K = self.hands.S, self.hands.K
-        out = np.zeros((len(lanes), PRIV_SIZE), np.float32)
-        opp = np.where(self.seat[lanes] == 0, S[lanes, kn.HAND + 1], S[lanes, kn.HAND])
-        out[:, :NUM_CARDS] = (opp[:, None] >> _CARD_IDS) & 1
-        pos = S[lanes, kn.STOCK_POS]
-        rows = np.arange(len(lanes))
-        for p in range(kn.STOCK_LEN):
-            left = pos <= p
-            out[rows[left], NUM_CARDS + K[lanes[left], p]] = 1.0
-        for slot, offset in ((0, 2 * NUM_CARDS), (1, 3 * NUM_CARDS)):
-            has = pos + slot < kn.STOCK_LEN
-            out[rows[has], offset + K[lanes[has], pos[has] + slot]] = 1.0
-        return out
 
     def _store(self, lanes: np.ndarray) -> None:
         x, masks = self._learner_obs(lanes)
@@ -301,10 +268,9 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         b = np.asarray(self._actions, dtype=np.int64).reshape(n)
         actions = self.renamer.inverse[self.renaming, b]  # the engine's actions
         # Strict: a masked learner never plays an illegal action, so one is a bug.
-        self.hands.apply(self.lanes, actions, who="the learner")
-        self._record(self.lanes, actions)
+        self.games.apply(self.lanes, actions, who="the learner")
         self.ep_len += 1
-        self._opponent_moves(self.lanes)
+        self.games.play_opponents(self.lanes)
         dones = self.hands.over()
         rewards = np.zeros(n, np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]

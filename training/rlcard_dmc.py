@@ -26,6 +26,7 @@ round to 0: :func:`train` keeps them as float32. Needs ``pip install "rlcard[tor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import threading
@@ -80,55 +81,85 @@ def train(savedir: str, rules: str = "altmisalti", seed: int = 0, total_frames: 
     the frames and the wall time. ``settings`` override :data:`SMALL`.
 
     RLCard's own pieces do the work (its actor processes, ``act``; its batches,
-    ``get_batch``; its learning step, ``learn``; its model and optimizers); the learner
-    loop is this one (one thread, the positions in turn), because ``DMCTrainer.start()``
-    cannot be stopped: its learner threads wait for batches that the actor, blocked on
-    the other position's full buffers, never sends, and its actors outlive it.
+    ``get_batch``; its learning step, ``learn``; its model and optimizers; one learner
+    thread per position, as ``DMCTrainer`` has: the two positions' networks play
+    differently, so one position can fill its buffers faster than the other, and a
+    single loop taking the positions in turn waits for the slow one while the actor
+    waits for a free buffer of the fast one). The stopping is this module's, because
+    ``DMCTrainer.start()`` cannot stop: at its frame bound one position's thread waits
+    for a batch that the actor, blocked on the other position's full buffers, never
+    sends, and its actor processes outlive it. Here the actors are ended, the model is
+    saved under the learning locks, and a learner thread still waiting for a batch is
+    left to end with the process (a daemon).
     """
     import torch
     from rlcard.agents.dmc_agent import utils
-    from rlcard.agents.dmc_agent.trainer import learn
 
     s = _settings(settings)
     env, action_shape, model = _env_and_model(rules, seed, list(s["mlp_layers"]),
                                               s["exp_epsilon"])
-    T, B, n = s["unroll_length"], s["batch_size"], env.num_players
-    actor_model, learner = model(), model()
-    actor_model.share_memory()
-    actor_model.eval()
-    buffers = _float_buffers(utils.create_buffers(T, s["num_buffers"], env.state_shape,
-                                                  action_shape, ["cpu"]))["cpu"]
-    optimizers = utils.create_optimizers(n, s["learning_rate"], 0, 1e-5, 0.99, learner)
+    T, n = s["unroll_length"], env.num_players
+    run = {"actor": model(), "learner": model(), "stats": {}, "frames": 0,
+           "stop": threading.Event(), "locks": [threading.Lock() for _ in range(n)],
+           "returns": [deque(maxlen=100) for _ in range(n)], "total": total_frames}
+    run["actor"].share_memory()
+    run["actor"].eval()
+    run["buffers"] = _float_buffers(utils.create_buffers(
+        T, s["num_buffers"], env.state_shape, action_shape, ["cpu"]))["cpu"]
+    run["optimizers"] = utils.create_optimizers(n, s["learning_rate"], 0, 1e-5, 0.99,
+                                                run["learner"])
     ctx = torch.multiprocessing.get_context("spawn")
-    free, full = [ctx.SimpleQueue() for _ in range(n)], [ctx.SimpleQueue() for _ in range(n)]
+    run["free"], run["full"] = ([ctx.SimpleQueue() for _ in range(n)] for _ in range(2))
     for m in range(s["num_buffers"]):
         for p in range(n):
-            free[p].put(m)
-    actors = [ctx.Process(target=utils.act, daemon=True,
-                          args=(i, "cpu", T, free, full, actor_model, buffers, env))
-              for i in range(s["num_actors"])]
-    returns = [deque(maxlen=100) for _ in range(n)]
-    lock, frames, stats = threading.Lock(), 0, {}
+            run["free"][p].put(m)
+    actors = [ctx.Process(target=utils.act, daemon=True, args=(
+        i, "cpu", T, run["free"], run["full"], run["actor"], run["buffers"], env))
+        for i in range(s["num_actors"])]
     start = time.perf_counter()
     deadline = start + minutes * 60 if minutes is not None else float("inf")
     for actor in actors:
         actor.start()
+    for p in range(n):
+        threading.Thread(target=_learner, args=(run, p, T, s["batch_size"]), daemon=True,
+                         name=f"dmc-learner-{p}").start()
     try:
-        while frames < total_frames and time.perf_counter() < deadline:
-            for p in range(n):
-                batch = utils.get_batch(free[p], full[p], buffers[p], B, lock)
-                stats.update(learn(p, {"cpu": actor_model}, learner.get_agent(p), batch,
-                                   optimizers[p], "cpu", 40, returns, lock))
-                frames += T * B
+        while not run["stop"].wait(1.0) and time.perf_counter() < deadline:
+            pass
     finally:
+        run["stop"].set()
         for actor in actors:
             actor.terminate()
             actor.join()
     wall = time.perf_counter() - start
-    _save(os.path.join(savedir, "sixtysix"), learner, optimizers, stats, frames)
-    return {"frames": frames, "wall_time_s": round(wall, 1),
+    with contextlib.ExitStack() as held:
+        for lock in run["locks"]:
+            held.enter_context(lock)
+        _save(os.path.join(savedir, "sixtysix"), run)
+    stats = run["stats"]
+    return {"frames": run["frames"], "wall_time_s": round(wall, 1),
             "loss": [round(stats[f"loss_{p}"], 4) if f"loss_{p}" in stats else None
                      for p in range(n)]}
+
+
+def _learner(run: dict, p: int, T: int, B: int) -> None:
+    """Position ``p``'s learner thread: RLCard's ``get_batch`` and ``learn`` until stopped."""
+    from rlcard.agents.dmc_agent import utils
+    from rlcard.agents.dmc_agent.trainer import learn
+
+    batch_lock = threading.Lock()
+    while not run["stop"].is_set():
+        batch = utils.get_batch(run["free"][p], run["full"][p], run["buffers"][p], B,
+                                batch_lock)
+        if run["stop"].is_set():
+            return
+        stats = learn(p, {"cpu": run["actor"]}, run["learner"].get_agent(p), batch,
+                      run["optimizers"][p], "cpu", 40, run["returns"], run["locks"][p])
+        with run["locks"][p]:
+            run["stats"].update(stats)
+            run["frames"] += T * B
+            if run["frames"] >= run["total"]:
+                run["stop"].set()
 
 
 def _float_buffers(buffers: dict) -> dict:
@@ -142,16 +173,16 @@ def _float_buffers(buffers: dict) -> dict:
     return buffers
 
 
-def _save(folder: str, learner, optimizers, stats: dict, frames: int) -> None:
+def _save(folder: str, run: dict) -> None:
     """``model.tar`` as ``DMCTrainer`` writes it (``load_model=True`` resumes from it)."""
     import torch
 
     os.makedirs(folder, exist_ok=True)
     torch.save({
-        "model_state_dict": [a.state_dict() for a in learner.get_agents()],
-        "optimizer_state_dict": [o.state_dict() for o in optimizers],
-        "stats": stats,
-        "frames": frames,
+        "model_state_dict": [a.state_dict() for a in run["learner"].get_agents()],
+        "optimizer_state_dict": [o.state_dict() for o in run["optimizers"]],
+        "stats": dict(run["stats"]),
+        "frames": run["frames"],
     }, os.path.join(folder, "model.tar"))
 
 

@@ -1,5 +1,5 @@
-"""The environments and their pages: PettingZoo AEC (:mod:`.sixtysix`, its page
-:mod:`.sixtysix_v0`), single-agent Gymnasium (:mod:`.single_agent`) and its vector
+"""The environments and their pages: PettingZoo AEC (:mod:`.sixtysix_v0`, its page and
+its class, as PettingZoo's classic games keep them), single-agent Gymnasium (:mod:`.single_agent`) and its vector
 entry point on the batched engine (:mod:`.vector`), what they share (:mod:`.core`:
 options, spaces, the hand or match being played), the adapters for other libraries
 (:mod:`.wrappers`, :mod:`.rllib`, :mod:`.openspiel`) and the Gymnasium id

@@ -25,6 +25,7 @@ MOVED = {
     "sixtysix_env.demo": "sixtysix_env.play.demo",
     "sixtysix_env.engine": "sixtysix_env.game.engine",
     "sixtysix_env.env.observation": "sixtysix_env.policy.observation",
+    "sixtysix_env.env.sixtysix": "sixtysix_env.env.sixtysix_v0",
     "sixtysix_env.errors": "sixtysix_env.util.errors",
     "sixtysix_env.events": "sixtysix_env.game.events",
     "sixtysix_env.files": "sixtysix_env.util.files",

@@ -137,3 +137,23 @@ def test_no_folder_names_one_above_it_not_even_for_annotations():
                    for line, folder in _imported_folders(path)
                    if FOLDER_RANK.get(folder, -1) > FOLDER_RANK[mine]]
     assert not upward, upward
+
+
+def test_the_aec_page_holds_its_class_as_pettingzoo_classic_does():
+    """The page (the module's docstring), ``raw_env`` and ``env()`` are one module;
+    ``sixtysix_env.env.sixtysix``, where the class was, is an alias of it."""
+    out = _run(
+        "import warnings\n"
+        "from sixtysix_env import sixtysix_v0\n"
+        "print(sixtysix_v0.raw_env.__module__, sixtysix_v0.env.__module__)\n"
+        "print(sixtysix_v0.__doc__.splitlines()[0])\n"
+        "with warnings.catch_warnings(record=True) as said:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from sixtysix_env.env import sixtysix\n"
+        "print(sixtysix is sixtysix_v0, [str(w.message).split(':')[0] for w in said])\n"
+    )
+    assert out.splitlines() == [
+        "sixtysix_env.env.sixtysix_v0 sixtysix_env.env.sixtysix_v0",
+        "Sixty-Six as a PettingZoo AEC environment: this docstring is its documentation page.",
+        "True ['sixtysix_env.env.sixtysix moved to sixtysix_env.env.sixtysix_v0 in sixtysix 0.2.0']",
+    ]

@@ -93,7 +93,7 @@ def _write(tmp_path, text: str) -> str:
 @pytest.mark.parametrize("name", ["rllib-tiny.yaml", "rllib-quickstart.yaml"])
 def test_shipped_rllib_configs_load(name):
     cfg = load_config(os.path.join(ROOT, "configs", name))
-    assert cfg.train.total_timesteps > 0
+    assert cfg.shared.total_timesteps > 0
     assert config_to_dict(cfg)["backend"] == "rllib"
 
 
@@ -133,8 +133,8 @@ def test_cloning_workers_reach_the_shared_collector(tmp_path, monkeypatch):
     cfg = load_config(_write(tmp_path, "bc_teacher: heuristic\nbc_workers: 2\n"))
     seen = {}
     monkeypatch.setattr(bc, "collect", lambda *a, **kw: seen.update(kw))
-    bc.collect_for_run(cfg.train, cfg.train.bc_teacher)
-    assert cfg.train.bc_workers == 2 and seen["workers"] == 2
+    bc.collect_for_run(cfg.shared, cfg.shared.bc_teacher)
+    assert cfg.shared.bc_workers == 2 and seen["workers"] == 2
     with pytest.raises(ConfigError, match="bc_workers"):
         load_config(_write(tmp_path, "bc_workers: 0\n"))
 

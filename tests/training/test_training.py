@@ -54,8 +54,11 @@ def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
 def test_every_option_has_a_docstring():
     import dataclasses
 
+    from sixtysix_training.config.options import RLlibOptions, SB3Options, SharedOptions
+
     docs = field_docs()
-    missing = [f.name for f in dataclasses.fields(TrainConfig) if not docs.get(f.name)]
+    sections = (SharedOptions, SB3Options, RLlibOptions)
+    missing = [f.name for s in sections for f in dataclasses.fields(s) if not docs.get(f.name)]
     assert not missing
 
 

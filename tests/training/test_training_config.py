@@ -193,10 +193,11 @@ def test_the_loader_files_each_key_into_its_section(tmp_path):
     )
 
     sb3 = config_from_dict({"n_envs": 8, "seed": 3})
-    assert isinstance(sb3, TrainConfig) and isinstance(sb3, SharedOptions) and sb3.n_envs == 8
+    assert isinstance(sb3, TrainConfig) and sb3.sb3.n_envs == 8 and sb3.shared.seed == 3
+    assert type(sb3.shared) is SharedOptions
     rl = config_from_dict({"num_env_runners": 2, "seed": 3}, backend="rllib")
-    assert isinstance(rl, RLlibConfig) and rl.rllib.num_env_runners == 2 and rl.train.seed == 3
-    assert not hasattr(rl.train, "n_envs")  # the SB3 section is no part of an RLlib config
+    assert isinstance(rl, RLlibConfig) and rl.rllib.num_env_runners == 2 and rl.shared.seed == 3
+    assert not hasattr(rl.shared, "n_envs")  # the SB3 section is no part of an RLlib config
     with pytest.raises(ConfigError, match="'num_env_runners' is an option of the rllib backend"):
         config_from_dict({"num_env_runners": 2})
     with pytest.raises(ConfigError, match="'n_envs' is not supported by the rllib backend"):

@@ -33,16 +33,17 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork, save_policy
+from sixtysix_env.util.machine import machine
 
 from ..config.loader import (
     FIXED_ON_RESUME,
     ConfigError,
-    RLlibConfig,
+    RunConfig,
     SharedOptions,
-    TrainConfig,
     describe_options,
     load_config,
     save_config,
@@ -265,7 +266,7 @@ class Backend(Protocol):
         """The message of one of :attr:`start_errors`."""
 
 
-def open_run(args: argparse.Namespace, backend: Backend) -> tuple[TrainConfig | RLlibConfig, str]:
+def open_run(args: argparse.Namespace, backend: Backend) -> tuple[RunConfig, str]:
     """(config, run folder) of the run ``args`` ask for: ``--resume RUN_DIR`` (its config with
     ``--set`` applied; a change of what the saved model was built with is refused) or a new
     run (``--config`` and ``--set``; its folder refused if it holds a run, unless ``--force``).
@@ -281,11 +282,30 @@ def open_run(args: argparse.Namespace, backend: Backend) -> tuple[TrainConfig | 
     else:
         cfg = load(args.config, args.set)
         backend.check_new(cfg)
-        run_dir = args.run_dir or os.path.join(cfg.shared.runs_dir, cfg.shared.name)
-        clear_new_run_dir(run_dir, args.force)
+        run_dir = new_run_dir(cfg, args.run_dir, args.force)
+    return start_run(cfg, run_dir), run_dir
+
+
+def new_run_dir(cfg: RunConfig, run_dir: str | None, force: bool) -> str:
+    """A new run's folder: ``run_dir``, else ``runs_dir/name``; refused if it holds a run,
+    unless ``force`` (then emptied; only a run's folder is)."""
+    run_dir = run_dir or os.path.join(cfg.shared.runs_dir, cfg.shared.name)
+    clear_new_run_dir(run_dir, force)
+    return run_dir
+
+
+def start_run(
+    cfg: RunConfig, run_dir: str, prepare: Callable[[str], RunConfig] | None = None
+) -> RunConfig:
+    """The run's folder made and marked, and the resolved config saved in it as
+    ``config.yaml`` (every run opens so: ``sixtysix train``, ``sixtysix exploit``);
+    ``prepare(run_dir)``, where given, first writes what the config will name into the
+    folder and gives that config. The config saved."""
     make_run_dir(run_dir)
+    if prepare is not None:
+        cfg = prepare(run_dir)
     save_config(cfg, os.path.join(run_dir, "config.yaml"))
-    return cfg, run_dir
+    return cfg
 
 
 def _refusal(args: argparse.Namespace, backend: Backend) -> str | None:
@@ -329,15 +349,63 @@ def run_session(args: argparse.Namespace, backend: Backend) -> int:
     return 0
 
 
+@dataclass
+class Session:
+    """How a training session went, in the figures both backends measure."""
+
+    #: The run's steps at the end (earlier sessions included).
+    steps: int
+    #: The learner's steps in this session.
+    steps_this_session: int
+    #: The run's seconds so far: earlier sessions, cloning and this session's learning.
+    wall_time_s: float
+    #: This session's learning, evaluation and saving included.
+    learn_wall_time_s: float
+    #: This session's learning alone (evaluation and saving left out).
+    learning_seconds: float
+
+
+def run_summary(
+    cfg: RunConfig, state: dict[str, Any], session: Session, extras: dict[str, Any]
+) -> dict[str, Any]:
+    """A run's ``summary.json``: the same keys on both backends (the backend, the run, its
+    steps, time and speed, the best score, the cloning's figures, the machine), then the
+    backend's ``extras`` (which may not redefine a shared key)."""
+    s, n = cfg.shared, session.steps_this_session
+    summary: dict[str, Any] = {
+        "backend": cfg.backend,
+        "run": s.name,
+        "steps": session.steps,
+        "steps_this_session": n,
+        "wall_time_s": session.wall_time_s,
+        "learn_wall_time_s": session.learn_wall_time_s,
+        "learning_seconds": session.learning_seconds,
+        "steps_per_s": n / session.learning_seconds if n and session.learning_seconds > 0 else None,
+        "steps_per_s_with_eval": (
+            n / session.learn_wall_time_s if n and session.learn_wall_time_s > 0 else None
+        ),
+        "best_score": state.get("best_score"),
+        "best_steps": state.get("best_steps"),
+        "best_metric": s.best_metric,
+        "bc": state.get("bc"),
+        "machine": machine(),
+        "torch_threads": s.torch_threads,
+    }
+    clash = sorted(set(summary) & set(extras))
+    if clash:
+        raise ValueError(f"a backend's summary extras redefine shared keys: {', '.join(clash)}")
+    return {**summary, **extras}
+
+
 def close_run(
-    cfg: SharedOptions,
+    cfg: RunConfig,
     run_dir: str,
     summary: dict[str, Any],
     export: Callable[[], None],
     printer=print,
 ) -> None:
-    """Write the summary, export the best model as ``policy.npz`` (``export()``, the
-    backend's), and say how the run went (the "done:" line)."""
+    """Write the summary (:func:`run_summary`), export the best model as ``policy.npz``
+    (``export()``, the backend's), and say how the run went (the "done:" line)."""
     with signals_held():  # a Ctrl-C here waits for the summary and the export
         write_json(os.path.join(run_dir, "summary.json"), summary)
         export()
@@ -346,7 +414,7 @@ def close_run(
             f"done: {summary['steps']:,} steps; learning {summary['steps_per_s']:,.0f} steps/s "
             f"({1e6 / summary['steps_per_s'] / 60:.1f} min per million steps), "
             f"{summary['steps_per_s_with_eval']:,.0f} steps/s with evaluation; "
-            f"best gp/hand vs {cfg.best_metric} {summary['best_score']:+.3f} at "
+            f"best gp/hand vs {cfg.shared.best_metric} {summary['best_score']:+.3f} at "
             f"{summary['best_steps']:,} steps"
         )
     printer(f"run folder: {run_dir} (policy.npz = the best model, exported)")

@@ -23,7 +23,7 @@ from .options import (
     PRECISIONS,
     ConfigError,
     RLlibConfig,
-    SB3Options,
+    RunConfig,
     SharedOptions,
     TrainConfig,
     show,
@@ -223,20 +223,21 @@ def _check_opponent_weights(cfg: SharedOptions) -> None:
 
 def _check_rollout(cfg: TrainConfig) -> None:
     """How the games, the rollout workers and the batch size fit together (SB3 rollouts)."""
-    if cfg.batched_games and cfg.rollout_workers > 1:
+    s, o = cfg.shared, cfg.sb3
+    if o.batched_games and o.rollout_workers > 1:
         raise ConfigError(
-            f"options 'batched_games' and 'rollout_workers' ({cfg.rollout_workers}) do not go "
+            f"options 'batched_games' and 'rollout_workers' ({o.rollout_workers}) do not go "
             "together: the batched games run in one process; set rollout_workers to 1"
         )
-    if cfg.n_envs % cfg.rollout_workers:
+    if o.n_envs % o.rollout_workers:
         raise ConfigError(
-            f"option 'rollout_workers' ({cfg.rollout_workers}) must divide 'n_envs' "
-            f"({cfg.n_envs}): each worker plays the same number of games"
+            f"option 'rollout_workers' ({o.rollout_workers}) must divide 'n_envs' "
+            f"({o.n_envs}): each worker plays the same number of games"
         )
-    if cfg.batch_size > cfg.n_envs * cfg.n_steps:
+    if s.batch_size > o.n_envs * o.n_steps:
         raise ConfigError(
-            f"option 'batch_size' ({cfg.batch_size}) is larger than a rollout "
-            f"(n_envs * n_steps = {cfg.n_envs * cfg.n_steps})"
+            f"option 'batch_size' ({s.batch_size}) is larger than a rollout "
+            f"(n_envs * n_steps = {o.n_envs * o.n_steps})"
         )
 
 
@@ -260,38 +261,39 @@ def check_shared(cfg: SharedOptions) -> None:
 
 def check_sb3(cfg: TrainConfig) -> None:
     """The SB3 section: its counts, its rollout, and how it goes with the shared options."""
-    check_numbers(cfg, _SB3_AT_MOST, SB3Options)
+    s, o = cfg.shared, cfg.sb3
+    check_numbers(o, _SB3_AT_MOST)
     for key in _SB3_POSITIVE:
-        if getattr(cfg, key) < 1:
-            raise ConfigError(f"option {key!r} got {getattr(cfg, key)!r}; it must be at least 1")
+        if getattr(o, key) < 1:
+            raise ConfigError(f"option {key!r} got {getattr(o, key)!r}; it must be at least 1")
     _check_rollout(cfg)
-    _check_allowed(cfg, {"match_scores": MATCH_SCORES, "critic_precision": PRECISIONS,
+    _check_allowed(o, {"match_scores": MATCH_SCORES, "critic_precision": PRECISIONS,
                          "pool_precision": PRECISIONS})
-    if cfg.critic_precision != "float32" and not (cfg.privileged_critic or cfg.actor_symmetry):
+    if o.critic_precision != "float32" and not (s.privileged_critic or s.actor_symmetry):
         raise ConfigError(
-            f"option 'critic_precision' ({cfg.critic_precision!r}) sets the value network of the "
+            f"option 'critic_precision' ({o.critic_precision!r}) sets the value network of the "
             "runs' own policy: set privileged_critic to true or actor_symmetry to 'suits', or "
             "leave critic_precision at 'float32'"
         )
-    if cfg.pool_precision != "float32" and not cfg.batched_games:
+    if o.pool_precision != "float32" and not o.batched_games:
         raise ConfigError(
-            f"option 'pool_precision' ({cfg.pool_precision!r}) sets the pool's networks in the "
+            f"option 'pool_precision' ({o.pool_precision!r}) sets the pool's networks in the "
             "batched games: set batched_games to true as well, or leave pool_precision at "
             "'float32'"
         )
-    if cfg.match_scores != "reach" and not cfg.match_play:
+    if o.match_scores != "reach" and not o.match_play:
         raise ConfigError(
-            f"option 'match_scores' ({cfg.match_scores!r}) deals match play's hands: set "
+            f"option 'match_scores' ({o.match_scores!r}) deals match play's hands: set "
             "match_play to true as well, or leave match_scores at 'reach'"
         )
-    if cfg.match_play and not cfg.batched_games:
+    if o.match_play and not o.batched_games:
         raise ConfigError(
             "option 'match_play' plays its hands on the batched engine: set batched_games "
             "to true as well (the [fast] extra)"
         )
-    if cfg.init_policy is not None and cfg.bc_teacher is not None:
+    if o.init_policy is not None and s.bc_teacher is not None:
         raise ConfigError(
-            f"options 'init_policy' ({cfg.init_policy!r}) and 'bc_teacher' ({cfg.bc_teacher!r}) "
+            f"options 'init_policy' ({o.init_policy!r}) and 'bc_teacher' ({s.bc_teacher!r}) "
             "both set where PPO starts; give one of them (or neither)"
         )
 
@@ -312,7 +314,7 @@ _RLLIB_AT_MOST = {
 
 def check_rllib(cfg: RLlibConfig) -> None:
     """The RLlib section: its counts, its batch, and the baselines its league can field."""
-    train, o = cfg.train, cfg.rllib
+    train, o = cfg.shared, cfg.rllib
 
     def bad(key: str, msg: str) -> ConfigError:
         return ConfigError(f"option {key!r} got {getattr(o, key)!r}; {msg}")
@@ -350,7 +352,7 @@ def check_rllib(cfg: RLlibConfig) -> None:
         raise bad("address", "give 'auto', 'host:port', 'ray://host:port', or null")
 
 
-def check_config(cfg: TrainConfig | RLlibConfig) -> None:
+def check_config(cfg: RunConfig) -> None:
     """Every check of a backend's config: the shared options, then its section."""
     check_shared(cfg.shared)
     if isinstance(cfg, RLlibConfig):

@@ -1,8 +1,9 @@
 """Training configs: one loader and one saver for both backends.
 
 A config is a flat YAML mapping of option names to values (``configs/*.yaml``,
-a run folder's ``config.yaml``); its ``backend`` key (``sb3`` when absent)
-picks the backend. The loader files each key into its section
+a run folder's ``config.yaml``), or nested as the config is built (a ``shared:``
+mapping and one named as the backend, ``sb3:`` or ``rllib:``); its ``backend``
+key (``sb3`` when absent) picks the backend. The loader files each key into its section
 (``training/config/options.py``: the shared options, and the backend's own),
 checks each value's type and then the values (``training/config/checks.py``),
 and gives the backend's config: :class:`TrainConfig` (SB3) or
@@ -42,11 +43,13 @@ from .options import (
     ConfigError,
     RLlibConfig,
     RLlibOptions,
+    RunConfig,
     SB3Options,
     SharedOptions,
     TrainConfig,
     describe_options,
     field_docs,
+    flat_options,
     option_types,
     options_of,
     section_fields,
@@ -57,10 +60,10 @@ from .yaml_reader import MAX_CONFIG_BYTES, read_yaml, read_yaml_file
 
 __all__ = [
     "BACKENDS", "FIXED_ON_RESUME", "LEAGUE_BASELINES", "ConfigError", "RLlibConfig",
-    "RLlibOptions", "SB3Options", "SharedOptions", "TrainConfig", "config_backend",
-    "config_from_dict", "config_to_dict", "describe_options", "field_docs", "load_config",
-    "parse_override", "read_config_values", "read_yaml", "read_yaml_file", "resolve_config",
-    "save_config", "shipped_configs", "type_name",
+    "RLlibOptions", "RunConfig", "SB3Options", "SharedOptions", "TrainConfig", "config_backend",
+    "config_from_dict", "config_to_dict", "describe_options", "field_docs", "flat_options",
+    "flatten_values", "load_config", "parse_override", "read_config_values", "read_yaml",
+    "read_yaml_file", "resolve_config", "save_config", "shipped_configs", "type_name",
 ]  # fmt: skip
 
 
@@ -94,6 +97,38 @@ def _backend_of(values: dict[str, Any], backend: str, source: str) -> None:
     raise ConfigError(f"{source}: option 'backend' got {show(given)}; this loader reads 'rllib'")
 
 
+def flatten_values(values: dict[str, Any], backend: str, source: str) -> dict[str, Any]:
+    """The options of a config written flat, or nested as the config is built (a ``shared:``
+    mapping and one named as the backend, ``sb3:`` or ``rllib:``), or both ways at once:
+    flat, each nested option checked to belong to its section."""
+    out = {k: v for k, v in values.items() if k not in ("shared", *SECTIONS)}
+    for key in ("shared", *SECTIONS):
+        if key not in values:
+            continue
+        nested = values[key]
+        if key != "shared" and key != backend:
+            raise ConfigError(
+                f"{source}: section {key!r} holds the {key} backend's options, not the "
+                f"{backend} backend's (set backend: {key}, or leave it out)"
+            )
+        if not isinstance(nested, dict):
+            raise ConfigError(
+                f"{source}: section {key!r} must be a mapping of option names to values, got "
+                f"{type(nested).__name__}"
+            )
+        names = SHARED_FIELDS if key == "shared" else section_fields(SECTIONS[key])
+        for name, value in nested.items():
+            if name not in names:
+                raise ConfigError(
+                    f"{source}: section {key!r} has no option {show(name)}; its options: "
+                    f"{', '.join(names)}"
+                )
+            if name in out:
+                raise ConfigError(f"{source}: option {name!r} is given twice (flat and in {key!r})")
+            out[name] = value
+    return out
+
+
 def _sections(values: dict[str, Any], backend: str, source: str) -> dict[str, dict[str, Any]]:
     """Each key filed into its section (``shared`` or the backend's), its type checked."""
     types_ = option_types(backend)
@@ -123,9 +158,9 @@ def config_from_dict(
         )
     values = dict(values)
     _backend_of(values, backend, source)
-    parts = _sections(values, backend, source)
+    parts = _sections(flatten_values(values, backend, source), backend, source)
     if backend == "sb3":
-        cfg: Any = TrainConfig(**parts["shared"], **parts["sb3"])
+        cfg: Any = TrainConfig(SharedOptions(**parts["shared"]), SB3Options(**parts["sb3"]))
     else:
         cfg = RLlibConfig(SharedOptions(**parts["shared"]), RLlibOptions(**parts["rllib"]))
     try:
@@ -251,29 +286,26 @@ def load_config(
     return config_from_dict(values, source, backend)
 
 
-def _sections_of(cfg: TrainConfig | RLlibConfig) -> list[tuple[str, Any, tuple[str, ...]]]:
+def _sections_of(cfg: RunConfig) -> list[tuple[str, Any, tuple[str, ...]]]:
     """(section name, the object holding its values, its option names) of a config."""
-    if isinstance(cfg, RLlibConfig):
-        return [
-            ("shared", cfg.train, SHARED_FIELDS),
-            ("rllib", cfg.rllib, section_fields(RLlibOptions)),
-        ]
-    return [("shared", cfg, SHARED_FIELDS), ("sb3", cfg, section_fields(SB3Options))]
+    return [
+        ("shared", cfg.shared, SHARED_FIELDS),
+        (cfg.backend, cfg.section, section_fields(SECTIONS[cfg.backend])),
+    ]
 
 
-def backend_of(cfg: TrainConfig | RLlibConfig) -> str:
-    return "rllib" if isinstance(cfg, RLlibConfig) else "sb3"
+def backend_of(cfg: RunConfig) -> str:
+    return cfg.backend
 
 
-def config_to_dict(cfg: TrainConfig | RLlibConfig) -> dict[str, Any]:
+def config_to_dict(cfg: RunConfig) -> dict[str, Any]:
     """Every option of a config, flat (RLlib's with ``backend: rllib`` first)."""
-    out: dict[str, Any] = {"backend": "rllib"} if isinstance(cfg, RLlibConfig) else {}
-    for _, holder, names in _sections_of(cfg):
-        out.update({k: getattr(holder, k) for k in names})
+    out: dict[str, Any] = {"backend": "rllib"} if cfg.backend == "rllib" else {}
+    out.update(flat_options(cfg))
     return out
 
 
-def save_config(cfg: TrainConfig | RLlibConfig, path: str) -> None:
+def save_config(cfg: RunConfig, path: str) -> None:
     """The resolved config, every option with its meaning, flat YAML section by section
     (what :func:`load_config` reads back)."""
     docs = field_docs()

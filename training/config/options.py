@@ -4,9 +4,10 @@
 settings they share, the network, the opponent pool, behaviour cloning,
 evaluation and saving); :class:`SB3Options` are the MaskablePPO backend's
 own (its games and rollouts), :class:`RLlibOptions` the RLlib backend's (the
-Ray cluster, its sampling and learner processes). A backend's config is the
-shared options plus its section: :class:`TrainConfig` (SB3, flat: one
-dataclass holding both) and :class:`RLlibConfig` (``train`` and ``rllib``).
+Ray cluster, its sampling and learner processes). A backend's config has one
+shape on both (:class:`RunConfig`): ``shared`` and its section named as the
+backend, :class:`TrainConfig` (SB3: ``cfg.shared``, ``cfg.sb3``) and
+:class:`RLlibConfig` (``cfg.shared``, ``cfg.rllib``); an option has one spelling.
 
 Each field carries its documentation in its metadata (``doc``);
 ``sixtysix train --list-options`` prints it (:func:`describe_options`).
@@ -20,8 +21,9 @@ import dataclasses
 import reprlib
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from sixtysix_env.util.errors import SixtySixError
 
@@ -339,27 +341,114 @@ class RLlibOptions:
     )
 
 
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated; use {new} (a config's shared options are cfg.shared.<option>, "
+        "a backend's own cfg.sb3.<option> or cfg.rllib.<option>)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 @dataclass
-class TrainConfig(SB3Options, SharedOptions):
-    """The SB3 backend's config: the shared options and the SB3 section, in one flat
-    dataclass (``cfg.seed``, ``cfg.n_envs``); what ``training/config/loader.py`` loads by default."""
+class RunConfig:
+    """A backend's config, the same shape on both: ``shared`` (:class:`SharedOptions`, the
+    options both backends read) and the backend's own section, named as the backend
+    (``cfg.sb3``, ``cfg.rllib``). An option has one spelling: ``cfg.shared.seed``,
+    ``cfg.sb3.n_envs``, ``cfg.rllib.num_env_runners``."""
+
+    shared: SharedOptions = field(default_factory=SharedOptions)
+
+    #: The config's ``backend`` key; the section's attribute has the same name.
+    backend: ClassVar[str] = ""
 
     @property
-    def shared(self) -> SharedOptions:
-        """The shared options (this config itself: it holds them)."""
-        return self
+    def section(self) -> Any:
+        """The backend's own options (``cfg.sb3`` or ``cfg.rllib``)."""
+        return getattr(self, self.backend)
 
 
-@dataclass
-class RLlibConfig:
-    """The RLlib backend's config: the shared options (``train``) and its section (``rllib``)."""
+#: What the flat SB3 config had as attributes (its options and SharedOptions' properties),
+#: each with the section that holds it now.
+_FLAT_SB3: dict[str, str] = {}
 
-    train: SharedOptions = field(default_factory=SharedOptions)
+
+@dataclass(init=False)
+class TrainConfig(RunConfig):
+    """The SB3 backend's config: ``shared`` and ``sb3`` (:class:`SB3Options`); what
+    ``training/config/loader.py`` loads by default.
+
+    It was flat before (one dataclass holding both sections): ``TrainConfig(seed=3)`` and
+    ``cfg.seed`` still work, with a :class:`DeprecationWarning`."""
+
+    sb3: SB3Options = field(default_factory=SB3Options)
+    backend: ClassVar[str] = "sb3"
+
+    def __init__(
+        self, shared: SharedOptions | None = None, sb3: SB3Options | None = None, **flat: Any
+    ) -> None:
+        self.shared = SharedOptions() if shared is None else shared
+        self.sb3 = SB3Options() if sb3 is None else sb3
+        for key in flat:
+            if key not in _FLAT_SB3 or key in ("value_arch", "network_text"):
+                raise TypeError(f"TrainConfig() got an unexpected keyword argument {key!r}")
+        if flat:
+            _deprecated(
+                "TrainConfig(option=value)", "TrainConfig(SharedOptions(...), SB3Options(...))"
+            )
+        for key, value in flat.items():
+            setattr(getattr(self, _FLAT_SB3[key]), key, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what the class and the instance lack: the old flat spelling.
+        where = _FLAT_SB3.get(name)
+        if where is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        section = self.__dict__.get(where)
+        if section is None:
+            raise AttributeError(name)
+        _deprecated(f"cfg.{name}", f"cfg.{where}.{name}")
+        return getattr(section, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        where = _FLAT_SB3.get(name)
+        if where is None:
+            object.__setattr__(self, name, value)
+            return
+        _deprecated(f"cfg.{name} = ...", f"cfg.{where}.{name} = ...")
+        setattr(getattr(self, where), name, value)
+
+
+@dataclass(init=False)
+class RLlibConfig(RunConfig):
+    """The RLlib backend's config: ``shared`` and ``rllib`` (:class:`RLlibOptions`).
+
+    Its shared options were ``train`` before: ``RLlibConfig(train=...)`` and ``cfg.train``
+    still work, with a :class:`DeprecationWarning`."""
+
     rllib: RLlibOptions = field(default_factory=RLlibOptions)
+    backend: ClassVar[str] = "rllib"
+
+    def __init__(
+        self,
+        shared: SharedOptions | None = None,
+        rllib: RLlibOptions | None = None,
+        *,
+        train: SharedOptions | None = None,
+    ) -> None:
+        if train is not None:
+            _deprecated("RLlibConfig(train=...)", "RLlibConfig(shared=...)")
+            if shared is not None:
+                raise TypeError("RLlibConfig() got both shared and train (its old name)")
+            shared = train
+        self.shared = SharedOptions() if shared is None else shared
+        self.rllib = RLlibOptions() if rllib is None else rllib
 
     @property
-    def shared(self) -> SharedOptions:
-        return self.train
+    def train(self) -> SharedOptions:
+        """The shared options under their old name (deprecated: ``cfg.shared``)."""
+        _deprecated("cfg.train", "cfg.shared")
+        return self.shared
 
 
 #: The training backends (a config's ``backend`` key picks one), each with its section.
@@ -409,6 +498,10 @@ def section_fields(section: type) -> tuple[str, ...]:
 
 
 SHARED_FIELDS = section_fields(SharedOptions)
+_FLAT_SB3.update(
+    {k: "shared" for k in (*SHARED_FIELDS, "value_arch", "network_text")},
+    **{k: "sb3" for k in section_fields(SB3Options)},
+)
 
 
 def options_of(backend: str) -> tuple[str, ...]:
@@ -418,6 +511,15 @@ def options_of(backend: str) -> tuple[str, ...]:
 
 def config_class(backend: str) -> type:
     return TrainConfig if backend == "sb3" else RLlibConfig
+
+
+def flat_options(cfg: RunConfig) -> dict[str, Any]:
+    """Every option of a config by name, flat (the shared ones, then its section's): what a
+    config file and a policy file's training record hold."""
+    return {
+        **{k: getattr(cfg.shared, k) for k in SHARED_FIELDS},
+        **{k: getattr(cfg.section, k) for k in section_fields(SECTIONS[cfg.backend])},
+    }
 
 
 def field_docs() -> dict[str, str]:

@@ -54,10 +54,10 @@ class ModuleActorCritic:
 
 
 def warm_start(algo, spec, cfg, printer=print) -> dict[str, Any]:
-    """Clone ``cfg.bc_teacher`` into the learner of ``algo``; returns the cloning record."""
+    """Clone ``cfg.shared.bc_teacher`` into the learner of ``algo``; returns the cloning record."""
     from ray.rllib.core.columns import Columns  # noqa: F401  (ray must be importable)
 
-    t = cfg.train
+    t = cfg.shared
     t0 = time.perf_counter()
     printer(f"behaviour cloning: {t.bc_hands:,} hands of {t.bc_teacher} (against {t.bc_opponent})")
     data = bc.collect_for_run(t, t.bc_teacher)

@@ -55,7 +55,7 @@ def export_run(
         raise FileNotFoundError(f"no {which}/policy.npz (nor latest/policy.npz) in {run_dir!r}")
     network, meta = read_policy(src)
     cfg = load_config(os.path.join(run_dir, "config.yaml"), backend="rllib")
-    t = cfg.train
+    t = cfg.shared
     if not plain:
         network = network.with_symmetry(t.play_symmetry)  # as the run evaluated it
     summary = read_json(os.path.join(run_dir, "summary.json"))

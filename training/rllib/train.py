@@ -36,10 +36,9 @@ import time
 from typing import Any
 
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
-from sixtysix_env.util.machine import machine
 
 from ..common.figures import eval_charts
-from ..common.lifecycle import RunLifecycle, close_run
+from ..common.lifecycle import RunLifecycle, Session, close_run, run_summary
 from ..common.pool import OpponentPool
 from ..common.runs import existing_dir, read_run_state, replace_dir, stopped_by_signals
 from ..config.loader import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
@@ -119,7 +118,7 @@ def learner_spec(cfg: RLlibConfig, standalone: bool = False):
         SuitSymmetricLearnerModule,
     )
 
-    t = cfg.train
+    t = cfg.shared
     extra = {}
     if standalone:
         env = training_aec_env({"rules": t.rules, "privileged_critic": t.privileged_critic})
@@ -166,7 +165,7 @@ def lr_setting(t: Any) -> Any:
 def ppo_training_settings(cfg: RLlibConfig) -> dict[str, Any]:
     """``PPOConfig.training``'s keyword arguments: the shared options under RLlib's names
     (the SB3 path's counterpart is :func:`sixtysix_training.sb3.train.ppo_settings`)."""
-    t = cfg.train
+    t = cfg.shared
     return {
         "train_batch_size_per_learner": cfg.rllib.train_batch_size,
         "minibatch_size": t.batch_size,
@@ -215,7 +214,7 @@ def _module_specs(cfg: RLlibConfig, fielded: set[str]) -> dict[str, Any]:
 
     from .modules import OpponentModule
 
-    t = cfg.train
+    t = cfg.shared
     specs = {LEARNER: learner_spec(cfg)}
     for name in LEAGUE_BASELINES:
         if name in fielded:
@@ -251,7 +250,7 @@ def build_algo(cfg: RLlibConfig, pool: OpponentPool):
     from .callbacks import LeagueCallback
     from .league import make_env
 
-    t, o = cfg.train, cfg.rllib
+    t, o = cfg.shared, cfg.rllib
     torch.manual_seed(t.seed)
     register_env(ENV_NAME, make_env)
     fielded = _fielded_baselines(t)
@@ -387,7 +386,7 @@ class Run:
 
     def __init__(self, cfg: RLlibConfig, run_dir: str, resume: bool, printer=print) -> None:
         self.cfg, self.run_dir, self.printer = cfg, run_dir, printer
-        t = cfg.train
+        t = cfg.shared
         self.pool = OpponentPool.from_config(t)
         self.state: dict[str, Any] = {"steps": 0, "slots": {}, "league_version": 0}
         self.algo = build_algo(cfg, self.pool)
@@ -427,7 +426,7 @@ class Run:
             self.state["slots"],
             self.cfg.rllib.self_weight,
             self.state["league_version"],
-            self.cfg.train.seed,
+            self.cfg.shared.seed,
         )
 
     # -- what the lifecycle asks of this backend (lifecycle.Learner) -----------------
@@ -439,7 +438,7 @@ class Run:
         from .weights import network_from_state
 
         state = self.algo.learner_group.get_weights([LEARNER])[LEARNER]
-        return network_from_state(state, self.cfg.train.activation, list(self.cfg.train.net_arch))
+        return network_from_state(state, self.cfg.shared.activation, list(self.cfg.shared.net_arch))
 
     def added_snapshot(self, label: str, network) -> None:
         """Give the new snapshot a free league slot (one no snapshot still in the pool
@@ -449,7 +448,7 @@ class Run:
         for old in [k for k in slots if k not in live]:
             del slots[old]
         used = set(slots.values())
-        slots[label] = next(s for s in slot_ids(self.cfg.train.max_snapshots) if s not in used)
+        slots[label] = next(s for s in slot_ids(self.cfg.shared.max_snapshots) if s not in used)
         self.push()
 
     def record_evaluation(self, steps: int, figures: dict[str, dict], seconds: float) -> None:
@@ -471,7 +470,7 @@ class Run:
             shutil.rmtree(tmp, ignore_errors=True)
             self.algo.save_to_path(tmp)
             replace_dir(tmp, ckpt)
-        t = self.cfg.train
+        t = self.cfg.shared
         save_policy(
             os.path.join(folder, "policy.npz"),
             self.network(),
@@ -481,7 +480,7 @@ class Run:
     # -- the loop --------------------------------------------------------------------------
 
     def learn(self) -> dict[str, Any]:
-        t = self.cfg.train
+        t = self.cfg.shared
         life = self.life
         life.begin()
         start_steps = self.state["steps"]
@@ -512,14 +511,15 @@ class Run:
                 + (f", return {ret:+.3f}" if ret is not None else "")
             )
             life.periodic(final=steps >= t.total_timesteps)
-        learning_s = life.learning_seconds()
-        done = self.state["steps"] - start_steps
         return {
-            "steps_this_session": done,
-            "learning_seconds": learning_s,
-            "steps_per_s": done / learning_s if done and learning_s > 0 else None,
-            "steps_per_s_with_eval": done / (time.perf_counter() - t0) if done else None,
+            "steps_this_session": self.state["steps"] - start_steps,
+            "learning_seconds": life.learning_seconds(),
+            "learn_wall_time_s": time.perf_counter() - t0,
         }
+
+    def session(self, speed: dict[str, Any]) -> Session:
+        """This session's figures for the run's summary (``speed``: what :meth:`learn` gave)."""
+        return Session(steps=self.state["steps"], wall_time_s=self.wall_time(), **speed)
 
     def save_latest(self) -> None:
         self.life.save_latest()
@@ -546,7 +546,7 @@ def train(
 
     if reset_best:
         raise ConfigError("--reset-best is not supported by the rllib backend")
-    torch.set_num_threads(cfg.train.torch_threads)
+    torch.set_num_threads(cfg.shared.torch_threads)
     where = init_ray(cfg, printer)
     printer(f"on {where}")
     try:
@@ -558,25 +558,15 @@ def train(
                 speed = run.learn()
         finally:
             run.close()
-        summary = {
-            "backend": "rllib",
-            "run": cfg.train.name,
-            "steps": run.state["steps"],
-            "wall_time_s": run.wall_time(),
-            **speed,
-            "best_score": run.state.get("best_score"),
-            "best_steps": run.state.get("best_steps"),
-            "best_metric": cfg.train.best_metric,
-            "bc": run.state.get("bc"),
-            "machine": machine(),
+        summary = run_summary(cfg, run.state, run.session(speed), {
             "ray": where,
             "num_env_runners": cfg.rllib.num_env_runners,
             "num_envs_per_env_runner": cfg.rllib.num_envs_per_env_runner,
-        }
+        })
     finally:
         ray.shutdown()
     policy = os.path.join(run_dir, "policy.npz")
-    close_run(cfg.train, run_dir, summary, lambda: export_run(run_dir, policy, eval_deals=0), printer)
+    close_run(cfg, run_dir, summary, lambda: export_run(run_dir, policy, eval_deals=0), printer)
     return summary
 
 
@@ -597,7 +587,7 @@ class RLlibBackend:
         pass
 
     def start_line(self, cfg: RLlibConfig, run_dir: str) -> str:
-        t, o = cfg.train, cfg.rllib
+        t, o = cfg.shared, cfg.rllib
         return (
             f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
             f"{o.num_env_runners} env runners x {o.num_envs_per_env_runner} games, "

@@ -145,9 +145,10 @@ class BatchedSelfPlayVecEnv(LearnerGames):
 
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> BatchedSelfPlayVecEnv:
-        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed,
-                   match_play=cfg.match_play, match_scores=cfg.match_scores,
-                   pool_precision=cfg.pool_precision)
+        s, o = cfg.shared, cfg.sb3
+        return cls(o.n_envs, pool, s.rules, s.suit_augment, s.privileged_critic, s.seed,
+                   match_play=o.match_play, match_scores=o.match_scores,
+                   pool_precision=o.pool_precision)
 
     # -- the driver's parts, by the names the training has known them ---------------------
 

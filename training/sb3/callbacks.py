@@ -132,7 +132,9 @@ class SelfPlayCallback(BaseCallback):
         self.cfg = cfg
         self.run_dir = run_dir
         self.pool = pool
-        self.life = RunLifecycle(cfg, run_dir, pool, state, self, printer, cfg.eval_workers)
+        self.life = RunLifecycle(
+            cfg.shared, run_dir, pool, state, self, printer, cfg.sb3.eval_workers
+        )
         self.returns: dict[str, list[float]] = defaultdict(list)
 
     @property

@@ -23,7 +23,6 @@ reads the action mask, as a ``CombinedExtractor`` does).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -36,7 +35,7 @@ from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 from ..common.figures import export_lines, save_exported_policy
 from ..common.numpy_policy import ExportError, network_from_policy
 from ..common.runs import copy_eval_log, distillation, find_model, read_json, run_config
-from ..config.loader import TrainConfig
+from ..config.loader import TrainConfig, flat_options
 from .model_file import OWN_POLICY_MODULES, ModelFileError, load_model, read_data_record
 
 __all__ = ["export_model", "export_sb3_file", "is_foreign_model", "run"]
@@ -55,7 +54,8 @@ def _versions() -> dict[str, str]:
 
 
 def _jsonable(cfg: TrainConfig) -> dict:
-    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+    """The config as a policy file's training record holds it: every option, flat."""
+    return json.loads(json.dumps(flat_options(cfg)))
 
 
 def _training_record(
@@ -102,8 +102,8 @@ def export_model(
     model = load_model(model_path)
     network = network_from_policy(model.policy)
     if cfg is not None and not plain:  # as the run evaluated it (option play_symmetry)
-        network = network.with_symmetry(cfg.play_symmetry)
-    rules = cfg.rules if cfg is not None else "altmisalti"
+        network = network.with_symmetry(cfg.shared.play_symmetry)
+    rules = cfg.shared.rules if cfg is not None else "altmisalti"
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {
         "name": name,

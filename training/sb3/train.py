@@ -41,9 +41,7 @@ import os
 import time
 from typing import Any
 
-from sixtysix_env.util.machine import machine
-
-from ..common.lifecycle import close_run
+from ..common.lifecycle import Session, close_run, run_summary
 from ..common.runs import read_run_state, stopped_by_signals
 from ..config.loader import ConfigError, TrainConfig
 from .model_file import ModelFileError, check_model, load_model
@@ -51,21 +49,21 @@ from .model_file import ModelFileError, check_model, load_model
 
 def ppo_settings(cfg: TrainConfig) -> dict[str, Any]:
     """MaskablePPO's keyword arguments from the config (all but the network)."""
-    lr: Any = cfg.learning_rate
-    if cfg.lr_schedule == "linear":
-        lr = _LinearSchedule(cfg.learning_rate)
+    lr: Any = cfg.shared.learning_rate
+    if cfg.shared.lr_schedule == "linear":
+        lr = _LinearSchedule(cfg.shared.learning_rate)
     return {
         "learning_rate": lr,
-        "n_steps": cfg.n_steps,
-        "batch_size": cfg.batch_size,
-        "n_epochs": cfg.n_epochs,
-        "gamma": cfg.gamma,
-        "gae_lambda": cfg.gae_lambda,
-        "clip_range": cfg.clip_range,
-        "ent_coef": cfg.ent_coef,
-        "vf_coef": cfg.vf_coef,
-        "max_grad_norm": cfg.max_grad_norm,
-        "target_kl": cfg.target_kl,
+        "n_steps": cfg.sb3.n_steps,
+        "batch_size": cfg.shared.batch_size,
+        "n_epochs": cfg.shared.n_epochs,
+        "gamma": cfg.shared.gamma,
+        "gae_lambda": cfg.shared.gae_lambda,
+        "clip_range": cfg.shared.clip_range,
+        "ent_coef": cfg.shared.ent_coef,
+        "vf_coef": cfg.shared.vf_coef,
+        "max_grad_norm": cfg.shared.max_grad_norm,
+        "target_kl": cfg.sb3.target_kl,
     }
 
 
@@ -86,7 +84,7 @@ def _make_pool(cfg: TrainConfig):
     """The opponent pool: the baselines now, frozen snapshots of the learner later."""
     from ..common.pool import OpponentPool
 
-    return OpponentPool.from_config(cfg)
+    return OpponentPool.from_config(cfg.shared)
 
 
 def new_model(cfg: TrainConfig, env):
@@ -96,30 +94,30 @@ def new_model(cfg: TrainConfig, env):
 
     from .policy import set_critic_precision
 
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.shared.activation]
     policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(cfg.net_arch), "vf": cfg.value_arch},
+        "net_arch": {"pi": list(cfg.shared.net_arch), "vf": cfg.shared.value_arch},
         "activation_fn": activation,
     }
     policy: Any = "MlpPolicy"
-    if cfg.privileged_critic or cfg.actor_symmetry is not None:
+    if cfg.shared.privileged_critic or cfg.shared.actor_symmetry is not None:
         from sixtysix_env.policy.observation import OBS_SIZE
 
         from .policy import PrivilegedCriticPolicy
 
         policy = PrivilegedCriticPolicy
         policy_kwargs["actor_dim"] = OBS_SIZE
-        policy_kwargs["actor_symmetry"] = cfg.actor_symmetry
+        policy_kwargs["actor_symmetry"] = cfg.shared.actor_symmetry
     model = MaskablePPO(
         policy,
         env,
         **ppo_settings(cfg),
         policy_kwargs=policy_kwargs,
-        seed=cfg.seed,
+        seed=cfg.shared.seed,
         device="cpu",
         verbose=0,
     )
-    set_critic_precision(model.policy, cfg.critic_precision)
+    set_critic_precision(model.policy, cfg.sb3.critic_precision)
     return model
 
 
@@ -133,9 +131,9 @@ def _resumed_model(cfg: TrainConfig, run_dir: str, env, pool, reset_best: bool, 
     from .policy import set_critic_precision
 
     model = load_model(os.path.join(run_dir, "latest", "model.zip"), env=env, **ppo_settings(cfg))
-    set_critic_precision(model.policy, cfg.critic_precision)  # not saved with the model
+    set_critic_precision(model.policy, cfg.sb3.critic_precision)  # not saved with the model
     # Fresh games after a resume, seeded from the resume point.
-    env.seed(cfg.seed + model.num_timesteps)
+    env.seed(cfg.shared.seed + model.num_timesteps)
     model._last_obs = None  # the learn() below resets the games
     state["wall_time_before_s"] = state.get("wall_time_s", 0.0)
     if reset_best:
@@ -157,18 +155,18 @@ def _collect_and_fit(
     from .policy import SB3ActorCritic
 
     t0 = time.perf_counter()
-    data = bc.collect_for_run(cfg, player, progress=cfg.progress_bar)
+    data = bc.collect_for_run(cfg.shared, player, progress=cfg.sb3.progress_bar)
     collect_s = time.perf_counter() - t0
     stats = bc.pretrain(
         SB3ActorCritic(model.policy),
         data,
-        cfg.bc_epochs,
-        cfg.bc_batch_size,
-        cfg.bc_learning_rate,
+        cfg.shared.bc_epochs,
+        cfg.shared.bc_batch_size,
+        cfg.shared.bc_learning_rate,
         fit_value,
-        cfg.seed,
+        cfg.shared.seed,
         logger,
-        cfg.vf_coef,
+        cfg.shared.vf_coef,
         fit_policy=fit_policy,
     )
     stats["collect_seconds"] = collect_s
@@ -178,10 +176,11 @@ def _collect_and_fit(
 def _clone_teacher(cfg: TrainConfig, model, logger, printer) -> dict[str, Any]:
     """Warm start: fit the policy to the teacher's recorded decisions; the cloning's figures."""
     printer(
-        f"behaviour cloning: {cfg.bc_hands:,} hands of {cfg.bc_teacher} (against {cfg.bc_opponent})"
+        f"behaviour cloning: {cfg.shared.bc_hands:,} hands of {cfg.shared.bc_teacher} "
+        f"(against {cfg.shared.bc_opponent})"
     )
-    stats = _collect_and_fit(cfg, model, logger, cfg.bc_teacher, True, cfg.bc_value)
-    stats["teacher"] = cfg.bc_teacher
+    stats = _collect_and_fit(cfg, model, logger, cfg.shared.bc_teacher, True, cfg.shared.bc_value)
+    stats["teacher"] = cfg.shared.bc_teacher
     last = stats["epochs"][-1]
     printer(f"behaviour cloning: {_fit_text(stats)}; accuracy {last['accuracy']:.3f}")
     return stats
@@ -199,26 +198,26 @@ def init_network(cfg: TrainConfig):
     from sixtysix_env.agents import AgentSpecError, make_agent
 
     try:
-        agent = make_agent(cfg.init_policy)
+        agent = make_agent(cfg.sb3.init_policy)
     except AgentSpecError as e:
-        raise ConfigError(f"option 'init_policy' got {cfg.init_policy!r}: {e}") from None
+        raise ConfigError(f"option 'init_policy' got {cfg.sb3.init_policy!r}: {e}") from None
     network = getattr(agent, "network", None)
     if network is None:
         raise ConfigError(
-            f"option 'init_policy' got {cfg.init_policy!r}, which is not a policy; give a policy "
-            "file (.npz) or a shipped policy's name ('sixtysix agents' lists them)"
+            f"option 'init_policy' got {cfg.sb3.init_policy!r}, which is not a policy; give a "
+            "policy file (.npz) or a shipped policy's name ('sixtysix agents' lists them)"
         )
     if network.symmetry is not None:
         raise ConfigError(
-            f"option 'init_policy' got {cfg.init_policy!r}, which averages its network over a "
+            f"option 'init_policy' got {cfg.sb3.init_policy!r}, which averages its network over a "
             f"symmetry ({network.symmetry!r}); PPO's actor is one plain network: start from the "
             "plain policy it was made from"
         )
-    if network.hidden != list(cfg.net_arch) or network.activation != cfg.activation:
+    if network.hidden != list(cfg.shared.net_arch) or network.activation != cfg.shared.activation:
         raise ConfigError(
-            f"option 'init_policy' ({cfg.init_policy!r}) has hidden layers {network.hidden} "
-            f"{network.activation}; the config asks for net_arch {list(cfg.net_arch)} "
-            f"{cfg.activation}: set them to the policy's"
+            f"option 'init_policy' ({cfg.sb3.init_policy!r}) has hidden layers {network.hidden} "
+            f"{network.activation}; the config asks for net_arch {list(cfg.shared.net_arch)} "
+            f"{cfg.shared.activation}: set them to the policy's"
         )
     return network
 
@@ -232,15 +231,16 @@ def start_from_policy(cfg: TrainConfig, model, logger, printer) -> dict[str, Any
     network = init_network(cfg)
     load_into_policy(model.policy, network)
     copied = network_from_policy(model.policy)
-    probe = np.random.default_rng(cfg.seed).random((8, network.layers[0][0]), dtype=np.float32)
+    rng = np.random.default_rng(cfg.shared.seed)
+    probe = rng.random((8, network.layers[0][0]), dtype=np.float32)
     if not np.allclose(copied.logits(probe), network.logits(probe), atol=1e-4):
         raise RuntimeError("init_policy: the copied actor does not reproduce the policy file")
     printer(
-        f"starting from {cfg.init_policy}: actor {network.layers}; fitting the value network "
-        f"on {cfg.bc_hands:,} of its hands (against {cfg.bc_opponent})"
+        f"starting from {cfg.sb3.init_policy}: actor {network.layers}; fitting the value network "
+        f"on {cfg.shared.bc_hands:,} of its hands (against {cfg.shared.bc_opponent})"
     )
-    stats = _collect_and_fit(cfg, model, logger, cfg.init_policy, False, True)
-    stats["init_policy"] = cfg.init_policy
+    stats = _collect_and_fit(cfg, model, logger, cfg.sb3.init_policy, False, True)
+    stats["init_policy"] = cfg.sb3.init_policy
     last = stats["epochs"][-1]
     printer(
         f"value fit: {_fit_text(stats)}; value loss {last['value_loss']:.3f}, the actor's own "
@@ -253,19 +253,19 @@ def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[fl
     """Learn up to ``total_timesteps``; (wall seconds, learning seconds, steps this session)."""
     from .callbacks import StepProgressBar
 
-    remaining = cfg.total_timesteps - model.num_timesteps
+    remaining = cfg.shared.total_timesteps - model.num_timesteps
     t_learn = time.perf_counter()
     steps_before = model.num_timesteps
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,
-            callback=[callback, StepProgressBar(remaining)] if cfg.progress_bar else callback,
+            callback=[callback, StepProgressBar(remaining)] if cfg.sb3.progress_bar else callback,
             reset_num_timesteps=not resume,
         )
     else:
         printer(
             f"nothing to do: the run already has {model.num_timesteps:,} of "
-            f"{cfg.total_timesteps:,} steps"
+            f"{cfg.shared.total_timesteps:,} steps"
         )
     learn_s = time.perf_counter() - t_learn
     learning_s = callback.learning_seconds() if remaining > 0 else 0.0
@@ -275,30 +275,19 @@ def _learn(cfg: TrainConfig, model, callback, resume: bool, printer) -> tuple[fl
 def _summary(
     cfg: TrainConfig, model, state: dict, learn_s: float, learning_s: float, steps: int
 ) -> dict[str, Any]:
-    """The run's ``summary.json``: steps, time (cloning included), speed, best score, machine
-    (and the number formats on it)."""
+    """The run's ``summary.json`` (the lifecycle's, :func:`run_summary`; the time includes
+    the cloning), with the SB3 backend's extras: the warm start from a policy file, and the
+    number formats on this machine."""
     bc_stats = state.get("bc") or state.get("init") or {}
-    return {
-        "run": cfg.name,
-        "steps": model.num_timesteps,
-        "steps_this_session": steps,
-        "wall_time_s": state.get("wall_time_before_s", 0.0)
+    wall_time_s = (
+        state.get("wall_time_before_s", 0.0)
         + learn_s
         + bc_stats.get("seconds", 0)
-        + bc_stats.get("collect_seconds", 0),
-        "learn_wall_time_s": learn_s,
-        "learning_seconds": learning_s,
-        "steps_per_s": steps / learning_s if learning_s > 0 else None,
-        "steps_per_s_with_eval": steps / learn_s if learn_s > 0 else None,
-        "best_score": state.get("best_score"),
-        "best_steps": state.get("best_steps"),
-        "best_metric": cfg.best_metric,
-        "bc": state.get("bc"),
-        "init": state.get("init"),
-        "machine": machine(),
-        "torch_threads": cfg.torch_threads,
-        **_precisions(cfg, model),
-    }
+        + bc_stats.get("collect_seconds", 0)
+    )
+    session = Session(model.num_timesteps, steps, wall_time_s, learn_s, learning_s)
+    return run_summary(cfg, state, session, {"init": state.get("init"),
+                                             **_precisions(cfg, model)})
 
 
 def _precisions(cfg: TrainConfig, model) -> dict[str, str]:
@@ -307,7 +296,7 @@ def _precisions(cfg: TrainConfig, model) -> dict[str, str]:
 
     return {
         "critic_precision": critic_precision(model.policy),
-        "pool_precision": resolve_precision(cfg.pool_precision),
+        "pool_precision": resolve_precision(cfg.sb3.pool_precision),
     }
 
 
@@ -333,8 +322,8 @@ def train(
     from .callbacks import SelfPlayCallback, make_logger
     from .vec_env import SelfPlayVecEnv
 
-    torch.set_num_threads(cfg.torch_threads)
-    set_random_seed(cfg.seed)
+    torch.set_num_threads(cfg.shared.torch_threads)
+    set_random_seed(cfg.shared.seed)
     pool = _make_pool(cfg)
     env = SelfPlayVecEnv.from_config(cfg, pool)  # rollout_workers: its processes start here
     try:
@@ -343,14 +332,14 @@ def train(
             model, state = _resumed_model(cfg, run_dir, env, pool, reset_best, printer)
         else:
             model = new_model(cfg, env)
-        if (cfg.critic_precision, cfg.pool_precision) != ("float32", "float32"):
+        if (cfg.sb3.critic_precision, cfg.sb3.pool_precision) != ("float32", "float32"):
             printer("number formats on this machine: {critic_precision} for the critic, "
                     "{pool_precision} for the pool's networks".format(**_precisions(cfg, model)))
         logger = make_logger(run_dir)
         model.set_logger(logger)
-        if cfg.bc_teacher and not resume:
+        if cfg.shared.bc_teacher and not resume:
             state["bc"] = _clone_teacher(cfg, model, logger, printer)
-        if cfg.init_policy and not resume:
+        if cfg.sb3.init_policy and not resume:
             state["init"] = start_from_policy(cfg, model, logger, printer)
         callback = SelfPlayCallback(cfg, run_dir, pool, state, printer)
         with (
@@ -380,7 +369,7 @@ def _export_best(cfg: TrainConfig, run_dir: str) -> None:
     best = os.path.join(run_dir, "best", "model.zip")
     if os.path.exists(best):
         export_model(
-            best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.name, eval_deals=0
+            best, os.path.join(run_dir, "policy.npz"), run_dir, name=cfg.shared.name, eval_deals=0
         )
 
 
@@ -393,7 +382,7 @@ class SB3Backend:
     start_errors: tuple[type[BaseException], ...] = ()
 
     def check_new(self, cfg: TrainConfig) -> None:
-        if cfg.init_policy is not None:
+        if cfg.sb3.init_policy is not None:
             init_network(cfg)
 
     def check_resume(self, run_dir: str) -> None:
@@ -404,8 +393,9 @@ class SB3Backend:
 
     def start_line(self, cfg: TrainConfig, run_dir: str) -> str:
         return (
-            f"training {cfg.name}: {cfg.total_timesteps:,} steps, {cfg.n_envs} games, "
-            f"{cfg.network_text}, seed {cfg.seed}; run folder {run_dir}"
+            f"training {cfg.shared.name}: {cfg.shared.total_timesteps:,} steps, "
+            f"{cfg.sb3.n_envs} games, "
+            f"{cfg.shared.network_text}, seed {cfg.shared.seed}; run folder {run_dir}"
         )
 
     def train(self, cfg: TrainConfig, run_dir: str, resume: bool, printer, reset_best: bool):

@@ -89,13 +89,14 @@ class SelfPlayVecEnv(LearnerGames):
         """The games a training config asks for (``TrainConfig``), learning options included:
         in this process, in ``rollout_workers`` processes (:class:`WorkerSelfPlayVecEnv`), or
         with ``batched_games`` on the batched engine (:mod:`.batched_vec_env`)."""
-        if cfg.batched_games:
+        if cfg.sb3.batched_games:
             from .batched_vec_env import BatchedSelfPlayVecEnv
 
             return BatchedSelfPlayVecEnv.from_config(cfg, pool)
-        if cfg.rollout_workers > 1:
+        if cfg.sb3.rollout_workers > 1:
             return WorkerSelfPlayVecEnv(cfg, pool)
-        return cls(cfg.n_envs, pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic, cfg.seed)
+        s = cfg.shared
+        return cls(cfg.sb3.n_envs, pool, s.rules, s.suit_augment, s.privileged_critic, s.seed)
 
     def _learner_obs(self, i: int, obs: dict) -> np.ndarray:
         """Game ``i``'s observation as the learner sees it (renamed; hidden cards appended)."""
@@ -200,10 +201,11 @@ class _Games:
 
     def __init__(self, cfg, index: int, n_games: int) -> None:
         self.cfg = cfg
-        self.pool = OpponentPool.from_config(cfg)
+        s = cfg.shared
+        self.pool = OpponentPool.from_config(s)
         self.games = SelfPlayVecEnv(
-            n_games, self.pool, cfg.rules, cfg.suit_augment, cfg.privileged_critic,
-            cfg.seed + index * n_games,
+            n_games, self.pool, s.rules, s.suit_augment, s.privileged_critic,
+            s.seed + index * n_games,
         )
 
     def handle(self, cmd: str, args) -> Any:
@@ -298,7 +300,7 @@ def _update_pool(pool: OpponentPool, cfg, snapshots, networks, baselines, rng_se
             if label in have
             else Snapshot(
                 label, path, steps,
-                _policy_agent(networks[label], label, cfg.snapshot_deterministic),
+                _policy_agent(networks[label], label, cfg.shared.snapshot_deterministic),
             )
             for label, path, steps in snapshots
         ]
@@ -306,7 +308,7 @@ def _update_pool(pool: OpponentPool, cfg, snapshots, networks, baselines, rng_se
     if baselines is not None and pool.baseline_weights != baselines:
         pool.set_baselines(baselines)
     if rng_seed is not None:
-        pool.rng = random.Random(f"sixtysix-pool:{cfg.seed}:worker:{rng_seed}")
+        pool.rng = random.Random(f"sixtysix-pool:{cfg.shared.seed}:worker:{rng_seed}")
 
 
 class WorkerSelfPlayVecEnv(VecEnv):
@@ -321,15 +323,15 @@ class WorkerSelfPlayVecEnv(VecEnv):
     """
 
     def __init__(self, cfg, pool: OpponentPool) -> None:
-        k = cfg.rollout_workers
-        if k < 1 or cfg.n_envs % k:
+        k = cfg.sb3.rollout_workers
+        if k < 1 or cfg.sb3.n_envs % k:
             raise ValueError(
-                f"rollout_workers ({k}) must be at least 1 and divide n_envs ({cfg.n_envs})"
+                f"rollout_workers ({k}) must be at least 1 and divide n_envs ({cfg.sb3.n_envs})"
             )
         self.pool = pool
         self.cfg = cfg
-        self.per = cfg.n_envs // k
-        self.buf_masks = np.zeros((cfg.n_envs, NUM_ACTIONS), bool)
+        self.per = cfg.sb3.n_envs // k
+        self.buf_masks = np.zeros((cfg.sb3.n_envs, NUM_ACTIONS), bool)
         # SB3's choice for its SubprocVecEnv: no copy of this process's threads (torch's).
         methods = mp.get_all_start_methods()
         ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -351,10 +353,10 @@ class WorkerSelfPlayVecEnv(VecEnv):
             self._gather(first=1)  # each process's first word: its games are ready (or why not)
             # Share 0 is played here, first in the list: it runs while the others run theirs.
             self.remotes.insert(0, _HereRemote(cfg, self.per))
-            size = OBS_SIZE + (PRIV_SIZE if cfg.privileged_critic else 0)
+            size = OBS_SIZE + (PRIV_SIZE if cfg.shared.privileged_critic else 0)
             obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
             # (after the workers start: VecEnv asks the games for their render_mode)
-            super().__init__(cfg.n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
+            super().__init__(cfg.sb3.n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         except BaseException:
             self.close()
             raise

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("msgspec")
 pytest.importorskip("yaml")
 
-from sixtysix_training.common import lifecycle  # noqa: E402
-from sixtysix_training.config.loader import (  # noqa: E402
+from sixtysix_training.common import lifecycle
+from sixtysix_training.config.loader import (
     ConfigError,
     RLlibConfig,
     RunConfig,
@@ -25,7 +25,7 @@ from sixtysix_training.config.loader import (  # noqa: E402
     load_config,
     save_config,
 )
-from sixtysix_training.config.options import SHARED_FIELDS  # noqa: E402
+from sixtysix_training.config.options import SHARED_FIELDS
 
 TRAINING = os.path.join(os.path.dirname(__file__), "..", "..", "training")
 
@@ -138,7 +138,8 @@ def test_the_sb3_summary_is_the_lifecycles_with_its_extras(monkeypatch):
 
 
 def test_the_rllib_summary_is_the_lifecycles_with_its_extras():
-    src = open(os.path.join(TRAINING, "rllib", "train.py"), encoding="utf-8").read()
+    with open(os.path.join(TRAINING, "rllib", "train.py"), encoding="utf-8") as f:
+        src = f.read()
     assert "run_summary(cfg, run.state, run.session(speed)," in src
     assert '"backend": "rllib"' not in src  # no summary of its own
 

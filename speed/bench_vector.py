@@ -315,6 +315,9 @@ def eval_section(deals: int) -> None:
 
 
 if __name__ == "__main__":
-    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
-                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
+    def _took(name: str) -> None:
+        print(f"{name} took {time.perf_counter() - _STARTED:.0f} s", file=sys.stderr)
+
+    # The name given now: by exit, this module's __file__ is gone (a NameError then).
+    atexit.register(_took, os.path.basename(__file__))
     main()

@@ -21,7 +21,7 @@ HEAVY = re.compile(r"^(import|from) (numpy|gymnasium|pettingzoo|torch|ray|stable
 
 
 def test_there_are_speed_scripts():
-    assert len(SCRIPTS) >= 15
+    assert len(SCRIPTS) >= 12  # the experiments are in research/ (issue 68, goal 4)
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)

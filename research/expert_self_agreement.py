@@ -1,6 +1,6 @@
 """How often the expert repeats its own choice with another sampling seed (issue 12).
 
-    python speed/expert_self_agreement.py [--hands 200] [--teacher expert]
+    python -m research.expert_self_agreement [--hands 200] [--teacher expert]
 
 The learner (``sixtysix-ppo``) plays hands against the heuristic; at each of
 its decisions with a choice, the teacher is asked twice with different random

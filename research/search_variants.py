@@ -1,6 +1,6 @@
 """Search-bot variants against one opponent on the same paired deals (issue 12).
 
-    python speed/search_variants.py expert "expert:prior=sixtysix-ppo" \
+    python -m research.search_variants expert "expert:prior=sixtysix-ppo" \
         --opponent heuristic --deals 600 --seed 202 [--json out.json]
 
 Every variant plays the same deals (``sixtysix eval``'s deals and agent

@@ -1,6 +1,6 @@
 """A policy averaged over groups of suit renamings, head to head on the same paired deals.
 
-    python speed/suit_symmetry.py sixtysix-ppo-v2 --groups V4 C4 A4 S4 \\
+    python -m research.suit_symmetry sixtysix-ppo-v2 --groups V4 C4 A4 S4 \\
         --deals 3000 --seed 401 --workers 2
 
 The rules treat the four suits alike, so a network's logits can be averaged

@@ -56,8 +56,8 @@ from ..util.files import check_regular_file
 LEADERBOARD_PACKAGE = "sixtysix_env.leaderboard"
 #: The protocol whose standings are read unless another is named.
 DEFAULT_PROTOCOL = "benchmark-v1"
-#: The ``format`` of an agent's benchmark file (``sixtysix_env.benchmark.run.FORMAT``), and
-#: the ``format_version`` read here (``sixtysix_env.benchmark.run.FORMAT_VERSION``).
+#: The ``format`` of an agent's benchmark file (``sixtysix_env.benchmark.schema.FORMAT``), and
+#: the ``format_version`` read here (``sixtysix_env.benchmark.schema.FORMAT_VERSION``).
 BENCHMARK_FORMAT = "sixtysix-benchmark"
 BENCHMARK_FORMAT_VERSION = 1
 

@@ -13,7 +13,7 @@ from ..evaluation import EvalResult, PairStats, evaluate
 from ..game.rules import make_rules
 from ..ranking.standings import MAX_PAIR_BYTES, BenchmarkFileError, read_json
 from ..util.files import write_json
-from ..util.version import __version__
+from ..util.version import GAMES_VERSION
 from .filenames import file_stem
 from .identity import agent_file
 from .protocol import Protocol
@@ -100,11 +100,21 @@ def play_pair(
     return PairRun(*out)
 
 
+def _games_stamp(stamp: dict[str, Any]) -> dict[str, Any]:
+    """A kept pair's stamp as this release writes it: 0.1.0 stamped the package's version,
+    ``package_version``, which was its games' version."""
+    if "package_version" in stamp and "games_version" not in stamp:
+        stamp = {("games_version" if k == "package_version" else k): v
+                 for k, v in stamp.items()}
+    return stamp
+
+
 class PairStore(dict):
     """A pair cache kept in a folder: each pair played is saved, and found again next time.
 
     A saved pair is used only if its stamp says it was played under the same protocol
-    (quick or not), by the same package version, with the same agent files (their
+    (quick or not), by a package of the same games (``util.version.GAMES_VERSION``: a
+    release that changes no game keeps every pair), with the same agent files (their
     SHA-256); a pair of another stamp is played again and replaced. A stopped benchmark so
     resumes from its last whole pair. A file of the right stamp is reused only as the
     protocol plays the pair, in full: its two evaluations complete, of these agents, in
@@ -133,7 +143,7 @@ class PairStore(dict):
         return {
             "protocol": self.protocol.name,
             "quick": self.protocol.quick,
-            "package_version": __version__,
+            "games_version": GAMES_VERSION,
             "agents": list(key),
             "files": [agent_file(k) for k in key],
         }
@@ -156,8 +166,8 @@ class PairStore(dict):
         if not isinstance(data, dict) or not isinstance(data.get("stamp"), dict):
             raise self._refusal(path, "it is not a kept pair (a JSON object of its stamp, "
                                 "hands and matches)")
-        if data["stamp"] != self._stamp(key):
-            return False  # another package version or agent file: played again, replaced
+        if _games_stamp(data["stamp"]) != self._stamp(key):
+            return False  # other games or another agent file: played again, replaced
         run = []
         deals, matches = self.protocol.counts(*key)
         for part, mode, seed, count in (("hands", "hand", self.protocol.hand_seed, deals),

@@ -27,6 +27,8 @@ from _leaderboard_checks import ROOT, folder_of, pair_problems
 from sixtysix_env import cli
 from sixtysix_env.benchmark import BENCHMARK_V1, PROTOCOLS, PairStore
 from sixtysix_env.ranking import standings as standings_module
+from sixtysix_env.util import version
+from sixtysix_env.util.version import GAMES_VERSION
 
 POLICY = os.path.join(ROOT, "checkpoints", "sixtysix-ppo.npz")
 OUTSIDER_FILE = "heuristic_likely_points_per_trick_5.json"  # conftest.OUTSIDER's figures
@@ -280,14 +282,33 @@ def test_a_figure_outside_its_interval_is_not_written(tiny, tiny_board, tmp_path
     assert not os.path.exists(tmp_path / "random.json")
 
 
-def test_a_pair_of_another_package_version_is_played_again_and_replaced(tiny, tiny_board):
-    """The decision for a stale pair (not a forged one): another package version or agent
-    file played it, so it is played again and the file replaced, as before."""
-    path = _forge(tiny_board, lambda d: d["stamp"].update(package_version="0.0.1"))
+@pytest.mark.parametrize("key", ["games_version", "package_version"])
+def test_a_pair_of_other_games_is_played_again_and_replaced(tiny, tiny_board, key):
+    """The decision for a stale pair (not a forged one): a package of other games (or
+    another agent file) played it, so it is played again and the file replaced, as before.
+    0.1.0 stamped its version as ``package_version``: read as the games' version."""
+    def stale(d):
+        d["stamp"].pop("games_version", None)
+        d["stamp"][key] = "0.0.1"
+
+    path = _forge(tiny_board, stale)
     store = PairStore(str(tiny_board / "pairs"), tiny)
     assert ("random", "heuristic") not in store
     assert _bench("random", "--out-dir", str(tiny_board)) == 0
-    assert _json(path)["stamp"]["package_version"] != "0.0.1"
+    assert _json(path)["stamp"]["games_version"] == GAMES_VERSION
+
+
+def test_a_new_release_of_the_same_games_keeps_every_pair(tiny, tiny_board, monkeypatch):
+    """A pair kept by 0.1.0 (its stamp's package_version) is reused by any release whose
+    games are 0.1.0's, whatever the package's own version."""
+    def as_0_1_0(d):
+        d["stamp"].pop("games_version", None)
+        d["stamp"]["package_version"] = GAMES_VERSION
+
+    path = _forge(tiny_board, as_0_1_0)
+    assert "games_version" not in _json(path)["stamp"]
+    monkeypatch.setattr(version, "__version__", "9.9.9")
+    assert ("random", "heuristic") in PairStore(str(tiny_board / "pairs"), tiny)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))

@@ -60,6 +60,35 @@ def check_render_view(render_view) -> None:
         )
 
 
+def set_learner_options(env: Any, rules, mode, hand_rewards, learner_seat, illegal_action,
+                        illegal_reward, render_mode, render_view, vector: bool = False) -> None:
+    """The options ``SixtySix-v0`` and its vector entry point share, checked in one place and
+    set on ``env``: ``rules`` (a ``RuleConfig``), ``mode``, ``hand_rewards`` (the weight),
+    ``learner_seat``, ``illegal_action``, ``illegal_reward`` (given, or the worst loss),
+    ``render_mode`` and ``render_view``. The vector environment (``vector``) draws nothing:
+    its ``render_mode`` is None only."""
+    if vector:
+        config, mode, weight = check_options(rules, mode, hand_rewards, None)
+        if render_mode is not None:
+            raise ValueError(f"the vector environment does not render (render_mode="
+                             f"{render_mode!r}); allowed: None")
+    else:
+        config, mode, weight = check_options(
+            rules, mode, hand_rewards, render_mode, strict_render=False
+        )
+    check_render_view(render_view)
+    env.illegal_reward = check_learner_options(
+        learner_seat, illegal_action, illegal_reward, mode, config, weight
+    )
+    env.rules = config
+    env.mode = mode
+    env.hand_rewards = weight
+    env.learner_seat = learner_seat
+    env.illegal_action = illegal_action
+    env.render_mode = render_mode
+    env.render_view = render_view
+
+
 class SixtySixEnv(gymnasium.Env):
     """Sixty-Six against an opponent, one hand (or match) per episode.
 
@@ -101,30 +130,17 @@ class SixtySixEnv(gymnasium.Env):
         render_mode: str | None = None,
         render_view: str = "table",
     ) -> None:
-        config, mode, weight = check_options(
-            rules, mode, hand_rewards, render_mode, strict_render=False
-        )
+        set_learner_options(self, rules, mode, hand_rewards, learner_seat, illegal_action,
+                            illegal_reward, render_mode, render_view)
         if isinstance(opponent, str):
             opponent = make_agent(opponent)
         elif not callable(getattr(opponent, "act", None)):
             raise ValueError(
                 f"opponent must be an agent name or an object with act(view, rng), got {opponent!r}"
             )
-        illegal_reward = check_learner_options(
-            learner_seat, illegal_action, illegal_reward, mode, config, weight
-        )
-        check_render_view(render_view)
         self.opponent = opponent
-        self.rules = config
-        self.mode = mode
-        self.hand_rewards = weight
-        self.learner_seat = learner_seat
-        self.illegal_action = illegal_action
-        self.illegal_reward = illegal_reward
-        self.render_mode = render_mode
-        self.render_view = render_view
         self.action_space, self.observation_space = make_spaces()
-        self._table = Table(config, mode, weight)
+        self._table = Table(self.rules, self.mode, self.hand_rewards)
         self._deal_rng: random.Random | None = None
         self._opp_rng: random.Random | None = None
         self.seat = 0

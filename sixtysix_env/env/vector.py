@@ -47,14 +47,13 @@ from ..util.checks import ALLOWED, as_seed, is_int
 from ..util.errors import IllegalActionError
 from .core import (
     MAX_NUM_ENVS,
-    check_learner_options,
     check_num_envs,
     check_options,
     given_decks,
     given_seats,
     make_spaces,
 )
-from .single_agent import check_render_view
+from .single_agent import set_learner_options
 
 require_numba("the vector environment (vectorization_mode='vector_entry_point'; "
               "vectorization_mode='sync' works without it)")
@@ -243,25 +242,14 @@ class SixtySixVectorEnv(VectorEnv):
         copy: bool = True,
     ) -> None:
         check_num_envs(num_envs)  # before anything is allocated
-        config, mode, weight = check_options(rules, mode, hand_rewards, None)
-        if render_mode is not None:
-            raise ValueError(f"the vector environment does not render (render_mode={render_mode!r}); "
-                             "allowed: None")
-        check_render_view(render_view)
-        self.illegal_reward = check_learner_options(
-            learner_seat, illegal_action, illegal_reward, mode, config, weight)
+        set_learner_options(self, rules, mode, hand_rewards, learner_seat, illegal_action,
+                            illegal_reward, render_mode, render_view, vector=True)
+        config = self.rules
         if not isinstance(opponent, str) and not callable(getattr(opponent, "act", None)) \
                 and not callable(getattr(opponent, "act_batch", None)):
             raise ValueError(f"opponent must be an agent name or an object with act(view, rng), "
                              f"got {opponent!r}")
         self.num_envs = num_envs
-        self.rules = config
-        self.mode = mode
-        self.hand_rewards = weight
-        self.learner_seat = learner_seat
-        self.illegal_action = illegal_action
-        self.render_mode = None
-        self.render_view = render_view
         self.copy = bool(copy)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}

@@ -233,8 +233,8 @@ class SB3Options:
     )
     rollout_workers: int = _opt(
         1,
-        "Shares of the n_envs games stepped at once: the training process plays one, each "
-        "other share a worker process of its own (1: all games here). Worth it where the "
+        "Shares of the n_envs games stepped at once, each in a worker process of its own "
+        "(gymnasium's AsyncVectorEnv; 1: all games in the training process). Worth it where the "
         "pool holds a search bot (1.24x with expert:samples=16 at weight 0.15 on 2 cores, 0.90x "
         "with the ordinary pool; research/notes/learning.md). Each share draws its own opponents, so a run "
         "repeats with the same seed and number of shares, and 1 and 2 give different runs.",

@@ -19,10 +19,11 @@ fifth of the rollout time here.
 
 With ``rollout_workers`` above 1, :class:`WorkerSelfPlayVecEnv` splits the games
 into that many shares of ``n_envs / rollout_workers``, each a
-:class:`SelfPlayVecEnv` with its own copy of the pool: the training process
-steps the first while each other share steps in a worker process of its own,
-so the games' moves, the opponents' above all (a search bot takes milliseconds
-a move), run on several cores at once. The training process's pool stays the
+:class:`SelfPlayVecEnv` with its own copy of the pool, stepped in a worker
+process of its own by Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv`
+(each share one of its environments), so the games' moves, the opponents'
+above all (a search bot takes milliseconds a move), run on several cores at
+once. The training process's pool stays the
 one the run's lifecycle changes (snapshots, ``final_baseline_weights``) and
 saves; before each step the shares are handed what changed. Each share draws
 its opponents with a generator seeded from the pool's own at each reset, so a
@@ -37,10 +38,13 @@ import signal
 import time
 import traceback
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AsyncVectorEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from sixtysix_env.env.single_agent import SixtySixEnv
@@ -195,99 +199,92 @@ def _policy_agent(network, label: str, deterministic: bool):
     return PolicyAgent(network, {"name": label}, deterministic=deterministic, name=label)
 
 
-class _Games:
-    """One share of the games (a :class:`SelfPlayVecEnv` with its own copy of the pool) and
-    the commands of :class:`WorkerSelfPlayVecEnv` it answers."""
+class _Share(gymnasium.Env):
+    """One share of the games (a :class:`SelfPlayVecEnv` with its own copy of the pool) as one
+    environment of Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv`: its observation is
+    the share's (``n_games`` rows), its action one per game; a step's rewards, dones, infos
+    and masks come in its info (it never ends: its games deal anew by themselves)."""
 
     def __init__(self, cfg, index: int, n_games: int) -> None:
+        # Ctrl-C reaches the whole process group: the training process saves and closes us.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        from sixtysix_env.evaluation.blas import one_blas_thread
+
+        # One process per core: numpy's BLAS threads would only wait (for the process's life).
+        self._one_thread = one_blas_thread()
+        self._one_thread.__enter__()
         self.cfg = cfg
+        self.index = index
+        self.n_games = n_games
         s = cfg.shared
         self.pool = OpponentPool.from_config(s)
         self.games = SelfPlayVecEnv(
             n_games, self.pool, s.rules, s.suit_augment, s.privileged_critic,
             s.seed + index * n_games,
         )
+        size = self.games.observation_space.shape[0]
+        self.observation_space = spaces.Box(0.0, 1.0, (n_games, size), np.float32)
+        self.action_space = spaces.MultiDiscrete([NUM_ACTIONS] * n_games)
 
-    def handle(self, cmd: str, args) -> Any:
-        games = self.games
-        if cmd == "step":
-            obs, rewards, dones, infos = games.step(args)
-            return obs, rewards, dones, infos, games.buf_masks.copy()
-        if cmd == "reset":
-            return games.reset(), games.buf_masks.copy()
-        if cmd == "seed":
-            return games.seed(args)
-        if cmd == "pool":
-            _update_pool(self.pool, self.cfg, *args)
-            return None
-        if cmd == "has_attr":
-            return games.has_attr(args)
-        if cmd == "get_attr":
-            return games.get_attr(*args)
-        if cmd == "set_attr":
-            return games.set_attr(*args)
-        if cmd == "env_method":
-            name, margs, mkwargs, idx = args
-            return games.env_method(name, *margs, indices=idx, **mkwargs)
-        if cmd == "close":
-            return games.close()
-        raise ValueError(f"unknown rollout worker command {cmd!r}")
+    def _failed(self, what: str) -> RuntimeError:
+        return RuntimeError(f"share {self.index} of the games, {what}:\n{traceback.format_exc()}")
 
-
-class _HereRemote:
-    """The training process's own share of the games, behind a pipe's send and recv: the
-    command runs at ``recv``, while the worker processes run theirs."""
-
-    def __init__(self, cfg, n_games: int) -> None:
-        self.share = _Games(cfg, 0, n_games)
-        self._msg: tuple = ("", None)
-
-    def send(self, msg: tuple) -> None:
-        self._msg = msg
-
-    def recv(self) -> tuple[str, Any]:
-        cmd, args = self._msg
+    def reset(self, *, seed=None, options=None):
         try:
-            return "ok", self.share.handle(cmd, args)
-        except Exception:  # noqa: BLE001 - raised by the caller with the others'
-            return "error", traceback.format_exc()
+            return self.games.reset(), {"masks": self.games.buf_masks.copy()}
+        except Exception:  # noqa: BLE001 - raised in the training process, naming the share
+            raise self._failed("reset") from None
 
-    def poll(self, timeout: float | None = None) -> bool:
-        return True
+    def step(self, action):
+        try:
+            obs, rewards, dones, infos = self.games.step(np.asarray(action))
+        except Exception:  # noqa: BLE001 - raised in the training process, naming the share
+            raise self._failed("step") from None
+        info = {"rewards": rewards, "dones": dones, "infos": infos,
+                "masks": self.games.buf_masks.copy()}
+        return obs, 0.0, False, False, info
+
+    # What WorkerSelfPlayVecEnv sets or calls in every share (a setter: a value per share).
+
+    @property
+    def games_seed(self) -> int | None:
+        return None
+
+    @games_seed.setter
+    def games_seed(self, seed: int | None) -> None:
+        self.games.seed(seed)
+
+    @property
+    def pool_update(self) -> tuple | None:
+        return None
+
+    @pool_update.setter
+    def pool_update(self, args: tuple) -> None:
+        _update_pool(self.pool, self.cfg, *args)
+
+    def local(self, indices) -> list[int]:
+        """This share's games among the global ``indices``, as its own indices."""
+        lo = self.index * self.n_games
+        return [i - lo for i in indices if lo <= i < lo + self.n_games]
+
+    def games_has_attr(self, name: str) -> bool:
+        return self.games.has_attr(name)
+
+    def games_get_attr(self, name: str, indices) -> list[Any]:
+        local = self.local(indices)
+        return self.games.get_attr(name, local) if local else []
+
+    def games_set_attr(self, name: str, value: Any, indices) -> None:
+        local = self.local(indices)
+        if local:
+            self.games.set_attr(name, value, local)
+
+    def games_env_method(self, name: str, args, kwargs, indices) -> list[Any]:
+        local = self.local(indices)
+        return self.games.env_method(name, *args, indices=local, **kwargs) if local else []
 
     def close(self) -> None:
-        pass
-
-
-def _worker(conn, cfg, index: int, n_games: int) -> None:
-    """One rollout worker process: share ``index`` of the games, answering the commands of
-    :class:`WorkerSelfPlayVecEnv` until told to close."""
-    # Ctrl-C reaches the whole process group: the training process saves and closes us.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from sixtysix_env.evaluation.blas import one_blas_thread
-
-    with one_blas_thread():  # one process per core: numpy's BLAS threads would only wait
-        try:
-            share = _Games(cfg, index, n_games)
-        except BaseException:  # noqa: BLE001 - reported to the training process
-            conn.send(("error", traceback.format_exc()))
-            conn.close()
-            return
-        conn.send(("ok", None))
-        while True:
-            try:
-                cmd, args = conn.recv()
-            except (EOFError, KeyboardInterrupt):
-                break
-            try:
-                out = share.handle(cmd, args)
-            except BaseException:  # noqa: BLE001 - reported to the training process
-                conn.send(("error", traceback.format_exc()))
-            else:
-                conn.send(("ok", out))
-            if cmd == "close":
-                break
-    conn.close()
+        self.games.close()
 
 
 def _update_pool(pool: OpponentPool, cfg, snapshots, networks, baselines, rng_seed) -> None:
@@ -312,14 +309,15 @@ def _update_pool(pool: OpponentPool, cfg, snapshots, networks, baselines, rng_se
 
 
 class WorkerSelfPlayVecEnv(VecEnv):
-    """The ``n_envs`` games of a training config in ``rollout_workers`` shares: the first
-    played in this process, each other one in a worker process of its own.
+    """The ``n_envs`` games of a training config in ``rollout_workers`` shares, each in a
+    worker process of its own: Gymnasium's :class:`~gymnasium.vector.AsyncVectorEnv` over
+    the shares (:class:`_Share`, each a :class:`SelfPlayVecEnv`).
 
     Game ``i`` is game ``i % (n_envs / rollout_workers)`` of share ``i // (n_envs /
-    rollout_workers)``; each share is a :class:`SelfPlayVecEnv`, and the deals follow
-    the seeds SB3 hands out (game ``i`` gets ``seed + i``, as in one process). ``pool`` is
-    the training process's pool: its snapshots and baselines reach the workers before
-    the next step, and each reset reseeds the workers' opponent draws from its generator.
+    rollout_workers)``, and the deals follow the seeds SB3 hands out (game ``i`` gets
+    ``seed + i``, as in one process). ``pool`` is the training process's pool: its
+    snapshots and baselines reach the workers before the next step, and each reset
+    reseeds the workers' opponent draws from its generator.
     """
 
     def __init__(self, cfg, pool: OpponentPool) -> None:
@@ -332,59 +330,23 @@ class WorkerSelfPlayVecEnv(VecEnv):
         self.cfg = cfg
         self.per = cfg.sb3.n_envs // k
         self.buf_masks = np.zeros((cfg.sb3.n_envs, NUM_ACTIONS), bool)
-        # SB3's choice for its SubprocVecEnv: no copy of this process's threads (torch's).
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        self.remotes: list[Any] = []
-        self.processes: list[Any] = []
         self.closed = False
         self._sent: tuple = ((), None)
-        try:
-            for w in range(1, k):
-                parent, child = ctx.Pipe()
-                proc = ctx.Process(
-                    target=_worker, args=(child, cfg, w, self.per), daemon=True,
-                    name=f"sixtysix-rollout-{w}",
-                )
-                proc.start()
-                child.close()
-                self.remotes.append(parent)
-                self.processes.append(proc)
-            self._gather(first=1)  # each process's first word: its games are ready (or why not)
-            # Share 0 is played here, first in the list: it runs while the others run theirs.
-            self.remotes.insert(0, _HereRemote(cfg, self.per))
-            size = OBS_SIZE + (PRIV_SIZE if cfg.shared.privileged_critic else 0)
-            obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
-            # (after the workers start: VecEnv asks the games for their render_mode)
-            super().__init__(cfg.sb3.n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        except BaseException:
-            self.close()
-            raise
+        # SB3's choice for its SubprocVecEnv: no copy of this process's threads (torch's).
+        methods = mp.get_all_start_methods()
+        self.envs = AsyncVectorEnv(
+            [partial(_Share, cfg, w, self.per) for w in range(k)],
+            context="forkserver" if "forkserver" in methods else "spawn",
+        )
+        #: The worker processes (AsyncVectorEnv's), one per share.
+        self.processes = self.envs.processes
+        size = OBS_SIZE + (PRIV_SIZE if cfg.shared.privileged_critic else 0)
+        obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        super().__init__(cfg.sb3.n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
-    # -- talking to the workers ---------------------------------------------------
-
-    def _send(self, cmd: str, args_per_worker) -> None:
-        for remote, args in zip(self.remotes, args_per_worker, strict=True):
-            remote.send((cmd, args))
-
-    def _gather(self, first: int = 0) -> list[Any]:
-        """Each share's answer, in order (``first``: the share of ``self.remotes[0]``)."""
-        out, errors = [], []
-        for w, remote in enumerate(self.remotes, first):
-            try:
-                status, value = remote.recv()
-            except EOFError:
-                status, value = "error", "the process ended (killed, or out of memory?)"
-            if status == "error":
-                errors.append(f"share {w} of the games: {value}")
-            out.append(value)
-        if errors:
-            raise RuntimeError("training games failed (rollout_workers):\n" + "\n".join(errors))
-        return out
-
-    def _call(self, cmd: str, args=None) -> list[Any]:
-        self._send(cmd, [args] * len(self.remotes))
-        return self._gather()
+    def _each(self, method: str, *args) -> list[Any]:
+        """Each share's answer to ``method(*args)``, in order."""
+        return list(self.envs.call(method, *args))
 
     def _sync_pool(self, reseed: bool) -> None:
         """Hand the workers the pool's snapshots and baselines where they changed, and with
@@ -397,61 +359,39 @@ class WorkerSelfPlayVecEnv(VecEnv):
             return
         had = {label for label, _, _ in sent_snaps}
         networks = {s.label: s.agent.network for s in pool.snapshots if s.label not in had}
-        args = [
+        self.envs.set_attr("pool_update", [
             (snaps, networks, baselines, pool.rng.getrandbits(64) if reseed else None)
-            for _ in self.remotes
-        ]
-        self._send("pool", args)
-        self._gather()
+            for _ in range(self.envs.num_envs)
+        ])
         self._sent = (snaps, baselines)
-
-    def _split(self, indices) -> dict[int, list[int]]:
-        by_worker: dict[int, list[int]] = {}
-        for i in self._get_indices(indices):
-            by_worker.setdefault(i // self.per, []).append(i % self.per)
-        return by_worker
-
-    def _per_index(self, cmd: str, make_args, indices) -> list[Any]:
-        out = []
-        for w, local in self._split(indices).items():
-            self.remotes[w].send((cmd, make_args(local)))
-            status, value = self.remotes[w].recv()
-            if status == "error":
-                raise RuntimeError(f"training games failed in share {w}:\n{value}")
-            out.extend(value if value is not None else [])
-        return out
 
     # -- the VecEnv interface -------------------------------------------------------
 
     def seed(self, seed: int | None = None):
         """Seed the next deals (game ``i``: ``seed + i``) and each worker's suit renamings."""
         seeds = super().seed(seed)
-        self._send("seed", [seeds[w * self.per] for w in range(len(self.remotes))])
-        self._gather()
+        self.envs.set_attr("games_seed", [seeds[w * self.per] for w in range(self.envs.num_envs)])
         return seeds
 
     def reset(self) -> np.ndarray:
         self._sync_pool(reseed=True)
-        results = self._call("reset")
+        obs, info = self.envs.reset()
         self._reset_seeds()
         self._reset_options()
-        self.buf_masks = np.concatenate([m for _, m in results])
-        return np.concatenate([o for o, _ in results])
+        self.buf_masks = info["masks"].reshape(self.num_envs, NUM_ACTIONS)
+        return obs.reshape(self.num_envs, -1)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._sync_pool(reseed=False)
-        actions = np.asarray(actions)
-        per = self.per
-        self._send("step", [actions[w * per : (w + 1) * per] for w in range(len(self.remotes))])
+        self.envs.step_async(np.asarray(actions).reshape(self.envs.num_envs, self.per))
 
     def step_wait(self):
-        results = self._gather()
-        obs = np.concatenate([r[0] for r in results])
-        rewards = np.concatenate([r[1] for r in results])
-        dones = np.concatenate([r[2] for r in results])
-        infos = [info for r in results for info in r[3]]
-        self.buf_masks = np.concatenate([r[4] for r in results])
-        return obs, rewards, dones, infos
+        obs, _, _, _, info = self.envs.step_wait()
+        rewards = info["rewards"].reshape(self.num_envs)
+        dones = info["dones"].reshape(self.num_envs)
+        infos = [i for share in info["infos"] for i in share]
+        self.buf_masks = info["masks"].reshape(self.num_envs, NUM_ACTIONS)
+        return obs.reshape(self.num_envs, -1), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         return self.buf_masks.copy()
@@ -460,43 +400,30 @@ class WorkerSelfPlayVecEnv(VecEnv):
         if self.closed:
             return
         self.closed = True
-        for remote in self.remotes:
-            try:
-                remote.send(("close", None))
-            except (BrokenPipeError, OSError):
-                pass
-        for remote in self.remotes:
-            try:
-                if remote.poll(10):
-                    remote.recv()
-            except (EOFError, OSError):
-                pass
-            remote.close()
-        for proc in self.processes:
-            proc.join(10)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join()
+        self.envs.close(terminate=not all(self.envs.parent_pipes))
 
     def has_attr(self, attr_name: str) -> bool:
         # Asked (by MaskablePPO) without fetching the attribute: a bound method would
         # carry its whole environment through the pipe.
-        return all(self._call("has_attr", attr_name))
+        return all(self._each("games_has_attr", attr_name))
+
+    def _indices(self, indices) -> list[int]:
+        return list(self._get_indices(indices))
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return self._per_index("get_attr", lambda local: (attr_name, local), indices)
+        return [x for share in self._each("games_get_attr", attr_name, self._indices(indices))
+                for x in share]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        self._per_index("set_attr", lambda local: (attr_name, value, local), indices)
+        self._each("games_set_attr", attr_name, value, self._indices(indices))
 
     def env_method(
         self, method_name: str, *method_args, indices=None, **method_kwargs
     ) -> list[Any]:
         if method_name == "action_masks" and not method_args and not method_kwargs:
             return [self.buf_masks[i].copy() for i in self._get_indices(indices)]
-        return self._per_index(
-            "env_method", lambda local: (method_name, method_args, method_kwargs, local), indices
-        )
+        return [x for share in self._each("games_env_method", method_name, method_args,
+                                          method_kwargs, self._indices(indices)) for x in share]
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> Sequence[bool]:
         return [False for _ in self._get_indices(indices)]

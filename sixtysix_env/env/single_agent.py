@@ -80,13 +80,9 @@ def set_learner_options(env: Any, rules, mode, hand_rewards, learner_seat, illeg
     env.illegal_reward = check_learner_options(
         learner_seat, illegal_action, illegal_reward, mode, config, weight
     )
-    env.rules = config
-    env.mode = mode
-    env.hand_rewards = weight
-    env.learner_seat = learner_seat
-    env.illegal_action = illegal_action
-    env.render_mode = render_mode
-    env.render_view = render_view
+    env.rules, env.mode, env.hand_rewards = config, mode, weight
+    env.learner_seat, env.illegal_action = learner_seat, illegal_action
+    env.render_mode, env.render_view = render_mode, render_view
 
 
 class SixtySixEnv(gymnasium.Env):

@@ -537,7 +537,8 @@ class SixtySixSelfPlayVectorEnv:
     hand ends there (``terminated``). A finished game is dealt anew in the same
     step, so the observation returned for it is the new hand's (a hand's end
     needs no observation: nobody acts in it). Illegal actions raise, naming the
-    game, with no game changed.
+    game, with no game changed. It runs on the same driver as the single-learner form
+    (:class:`LockStepGames`), with both seats the caller's and no opponent.
     """
 
     def __init__(self, num_envs: int = 1, rules: str | RuleConfig | dict = "altmisalti",
@@ -547,7 +548,9 @@ class SixtySixSelfPlayVectorEnv:
         self.num_envs = num_envs
         self.rules = config
         self.copy = bool(copy)
-        self.hands = BatchedHands(num_envs, config)
+        self._games = LockStepGames(num_envs, config)
+        #: The batched engine's lanes (full information, as ``SixtySixVectorEnv.states``).
+        self.hands = self._games.hands
         self.single_action_space, self.single_observation_space = make_spaces()
         self._lanes = np.arange(num_envs, dtype=np.int64)
         self._obs = np.zeros((num_envs, OBS_SIZE), np.float32)
@@ -577,7 +580,7 @@ class SixtySixSelfPlayVectorEnv:
             dealers = self.np_random.integers(0, 2, k)
         else:
             decks, dealers, _ = given
-        self.hands.deal(lanes, decks, dealers)
+        self._games.deal(lanes, decks, dealers)
 
     def _observe(self):
         seats = self.hands.to_move()
@@ -591,7 +594,7 @@ class SixtySixSelfPlayVectorEnv:
         if actions.size != self.num_envs:
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         actions = actions.astype(np.int64).reshape(self.num_envs)
-        self.hands.apply(self._lanes, actions, who="the seat to act")
+        self._games.apply(self._lanes, actions, who="the seat to act")
         over = self.hands.over()
         rewards = np.zeros((self.num_envs, 2), np.float64)
         done = self._lanes[over]

@@ -45,8 +45,9 @@ def test_observations_masks_and_rewards_are_the_single_game_ones(options):
     from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}", *options])
-    env = BatchedSelfPlayVecEnv(6, OpponentPool.from_config(cfg), cfg.rules, cfg.suit_augment,
-                                cfg.privileged_critic, seed=3)
+    s = cfg.shared
+    env = BatchedSelfPlayVecEnv(6, OpponentPool.from_config(s), s.rules, s.suit_augment,
+                                s.privileged_critic, seed=3)
     env.tracking = True  # keep reference states beside every lane
     finals = {}
     deal_anew = env._new_episodes
@@ -93,7 +94,7 @@ def test_same_seed_same_games_and_the_config_option():
                              "batched_games=true"])
     runs = []
     for _ in range(2):
-        env = SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+        env = SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared))
         assert isinstance(env, BatchedSelfPlayVecEnv)
         env.seed(9)
         out = [env.reset()]
@@ -112,7 +113,7 @@ def test_a_search_bot_in_the_pool_is_played_game_by_game():
 
     cfg = load_config(TINY, ["baseline_weights={'expert:samples=2,time_budget=0.001': 1.0, "
                              "heuristic: 1.0}"])
-    env = BatchedSelfPlayVecEnv(4, OpponentPool.from_config(cfg), cfg.rules, seed=1)
+    env = BatchedSelfPlayVecEnv(4, OpponentPool.from_config(cfg.shared), cfg.shared.rules, seed=1)
     env.seed(2)
     env.reset()
     seen = set()
@@ -130,8 +131,8 @@ def test_opponents_no_game_plays_are_let_go(monkeypatch):
 
     monkeypatch.setattr(bv, "MAX_WRAPPERS", 3)
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0}"])
-    pool = OpponentPool.from_config(cfg)
-    env = bv.BatchedSelfPlayVecEnv(4, pool, cfg.rules, seed=1)
+    pool = OpponentPool.from_config(cfg.shared)
+    env = bv.BatchedSelfPlayVecEnv(4, pool, cfg.shared.rules, seed=1)
     env.seed(2)
     env.reset()
     fresh = iter([make_agent("random") for _ in range(40)])
@@ -153,7 +154,7 @@ def test_batched_games_deal_at_the_drawn_scores_and_pay_the_match():
 
     cfg = load_config(TINY, ["baseline_weights={heuristic: 1.0, random: 1.0}",
                              "batched_games=true", "match_play=true"])
-    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared))
     assert env.match is not None and env.match.target == 7
     env.tracking = True  # reference states beside every lane, dealt at the same scores
     finals = {}
@@ -197,7 +198,7 @@ def test_close_match_scores_deal_only_scores_near_the_target():
     from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["batched_games=true", "match_play=true", "match_scores=close"])
-    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+    env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared))
     env.seed(2)
     env.reset()
     assert (np.maximum(env.mine, env.theirs) >= 4).all()

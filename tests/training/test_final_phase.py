@@ -73,9 +73,9 @@ def _lifecycle(tmp_path, learner, steps_left_at_the_end=300):
             "save_every=0",
         ],
     )
-    pool = OpponentPool.from_config(cfg)
+    pool = OpponentPool.from_config(cfg.shared)
     lines: list[str] = []
-    life = RunLifecycle(cfg, str(tmp_path), pool, {}, learner, lines.append)
+    life = RunLifecycle(cfg.shared, str(tmp_path), pool, {}, learner, lines.append)
     return life, pool, lines
 
 
@@ -124,7 +124,7 @@ def test_an_unknown_final_baseline_fails_when_the_pool_is_made():
 
     cfg = load_config(None, ["final_steps=10", "final_baseline_weights={expret: 1.0}"])
     with pytest.raises(AgentSpecError, match="unknown agent 'expret'"):
-        OpponentPool.from_config(cfg)
+        OpponentPool.from_config(cfg.shared)
 
 
 def _csv_rows(path) -> list[dict[str, str]]:

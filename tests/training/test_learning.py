@@ -193,10 +193,10 @@ def test_gae_lambda_reaches_the_learner():
     from sixtysix_training.config.loader import config_from_dict, load_config
 
     fast = load_config(os.path.join(ROOT, "configs", "fast.yaml"))
-    assert fast.gae_lambda == 0.5 and fast.privileged_critic
+    assert fast.shared.gae_lambda == 0.5 and fast.shared.privileged_critic
     model, _ = _model(True, gae_lambda=0.5)
     assert model.gae_lambda == 0.5 and model.rollout_buffer.gae_lambda == 0.5
-    assert config_from_dict({}).gae_lambda == 0.95  # every other config keeps the default
+    assert config_from_dict({}).shared.gae_lambda == 0.95  # every other config keeps the default
 
 
 def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():
@@ -340,7 +340,7 @@ def test_cloning_workers_is_a_config_option_the_collector_gets(monkeypatch):
 
     seen = {}
     monkeypatch.setattr(bc, "collect", lambda *a, **kw: seen.update(kw))
-    bc.collect_for_run(config_from_dict({"bc_workers": 3}), "heuristic")
+    bc.collect_for_run(config_from_dict({"bc_workers": 3}).shared, "heuristic")
     assert seen["workers"] == 3
     with pytest.raises(ConfigError, match="bc_workers"):
         config_from_dict({"bc_workers": 0})

@@ -81,7 +81,7 @@ def test_a_new_model_takes_its_critic_precision_from_the_config():
     from sixtysix_training.sb3.vec_env import SelfPlayVecEnv
 
     cfg = load_config(TINY, ["privileged_critic=true", "critic_precision=bfloat16"])
-    env = SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg))
+    env = SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared))
     try:
         model = new_model(cfg, env)
         assert critic_precision(model.policy) == "bfloat16"
@@ -128,7 +128,8 @@ def _games(n=48, seed=3):
     from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
 
     cfg = load_config(TINY, ["baseline_weights={random: 1.0}"])
-    env = BatchedSelfPlayVecEnv(n, OpponentPool.from_config(cfg), cfg.rules, seed=seed)
+    pool = OpponentPool.from_config(cfg.shared)
+    env = BatchedSelfPlayVecEnv(n, pool, cfg.shared.rules, seed=seed)
     env.reset()
     rng = np.random.default_rng(seed)
     for _ in range(3):

@@ -187,7 +187,7 @@ def test_the_sb3_loader_reads_backend_sb3_and_refuses_another_by_name(tmp_path):
     from sixtysix_training.config.loader import ConfigError as SB3ConfigError
     from sixtysix_training.config.loader import load_config as sb3_load_config
 
-    assert sb3_load_config(None, ["backend=sb3"]).name == "run"
+    assert sb3_load_config(None, ["backend=sb3"]).shared.name == "run"
     with pytest.raises(SB3ConfigError, match="option 'backend' got 'rllib'.*--backend rllib"):
         sb3_load_config(TINY)
 
@@ -483,6 +483,15 @@ def test_tiny_run_writes_its_run_folder(tiny_run):
     ):
         assert chart in header, chart
     assert "eval gp/hand vs random" in out
+    # the lifecycle's summary (the same keys as the SB3 backend's), then RLlib's own
+    from sixtysix_training.common.lifecycle import Session, run_summary
+    from sixtysix_training.config.loader import RLlibConfig
+
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    shared = run_summary(RLlibConfig(), {}, Session(0, 0, 0.0, 0.0, 0.0), {})
+    assert set(summary) - set(shared) == {"ray", "num_env_runners", "num_envs_per_env_runner"}
+    assert summary["backend"] == "rllib" and summary["steps"] >= 24000
 
 
 def test_tiny_run_export_beats_random(tiny_run):
@@ -579,11 +588,11 @@ def test_linear_rate_lasts_the_whole_run():
     # halfway through a run (measured: identical evaluations after ~150k of 300k steps).
     from sixtysix_training.rllib.train import lr_setting
 
-    t = load_config("configs/rllib-quickstart.yaml").train
+    t = load_config("configs/rllib-quickstart.yaml").shared
     assert t.lr_schedule == "linear"
     (x0, lr0), (x1, lr1) = lr_setting(t)
     assert (x0, lr0, lr1) == (0, t.learning_rate, 0.0) and x1 == 2 * t.total_timesteps
-    t2 = load_config("configs/rllib-tiny.yaml").train
+    t2 = load_config("configs/rllib-tiny.yaml").shared
     assert t2.lr_schedule == "constant" and lr_setting(t2) == t2.learning_rate
 
 

@@ -169,7 +169,7 @@ def test_the_latest_model_and_its_state_are_saved_together(tmp_path):
         def state(self):
             return {}
 
-    life = RunLifecycle(TrainConfig(), str(tmp_path), Pool(), {}, Learner())
+    life = RunLifecycle(TrainConfig().shared, str(tmp_path), Pool(), {}, Learner())
     assert type(interruption(life.save_latest)) is KeyboardInterrupt
     state = json.loads((tmp_path / "latest" / "state.json").read_text())
     assert state["steps"] == 64 and life.state["last"]["save"] == 64

@@ -73,7 +73,7 @@ SHIPPED_CONFIGS = sorted(
 @pytest.mark.parametrize("name", SHIPPED_CONFIGS)
 def test_shipped_configs_load(name):
     cfg = load_config(os.path.join(ROOT, "configs", name))
-    assert cfg.total_timesteps > 0
+    assert cfg.shared.total_timesteps > 0
     # ... and by name, from any folder, as the installed package data.
     assert load_config(name.removesuffix(".yaml")) == cfg
 
@@ -85,7 +85,7 @@ def test_config_by_name_errors_list_the_shipped_ones(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="'elsewhere/x.yaml' does not exist.*quickstart"):
         load_config("elsewhere/x.yaml")
     # The README's clone path also names the shipped config from outside a clone.
-    assert load_config("configs/quickstart.yaml").name == "quickstart"
+    assert load_config("configs/quickstart.yaml").shared.name == "quickstart"
 
 
 @pytest.mark.parametrize(
@@ -118,8 +118,9 @@ def test_overrides_and_numbers():
     cfg = load_config(
         None, ["learning_rate=3e-4", "n_envs=8", "net_arch=[64, 64]", "target_kl=0.02"]
     )
-    assert cfg.learning_rate == 3e-4 and cfg.n_envs == 8 and cfg.net_arch == [64, 64]
-    assert cfg.target_kl == 0.02
+    assert cfg.shared.learning_rate == 3e-4 and cfg.shared.net_arch == [64, 64]
+    assert cfg.sb3.n_envs == 8
+    assert cfg.sb3.target_kl == 0.02
     with pytest.raises(ConfigError, match="key=value"):
         load_config(None, ["n_envs"])
 
@@ -181,6 +182,12 @@ def test_smoke_run_writes_its_run_folder(smoke_run):
     assert set(evals[0]["against"]) == {"random", "heuristic"}
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["steps"] == 512 and summary["bc"]["decisions"] > 0
+    assert summary["backend"] == "sb3" and summary["steps_this_session"] == 512
+    # the lifecycle's summary (the same keys as the RLlib backend's), then SB3's own
+    from sixtysix_training.common.lifecycle import Session, run_summary
+
+    shared = run_summary(TrainConfig(), {}, Session(0, 0, 0.0, 0.0, 0.0), {})
+    assert set(summary) - set(shared) == {"init", "critic_precision", "pool_precision"}
     assert summary["critic_precision"] == summary["pool_precision"] == "float32"
     header = (run_dir / "progress.csv").read_text().splitlines()[0]
     assert "charts/return_vs_heuristic" in header or "charts/return_vs_random" in header
@@ -213,6 +220,9 @@ def test_export_loads_and_plays_a_hand(smoke_run, tmp_path):
     agent = load_policy(str(out))
     meta = agent.metadata
     assert meta["training"]["config"]["name"] == "tiny"
+    # flat, as a policy file's training record always held it (both sections' options)
+    config = meta["training"]["config"]
+    assert {"seed", "n_envs"} <= set(config) and "shared" not in config
     assert meta["architecture"]["hidden"] == [32, 16]
     assert meta["evaluation"]["at_export"]["against"]["heuristic"]["paired_deals"] == 5
     rng = random.Random(0)
@@ -426,7 +436,7 @@ def test_init_policy_starts_the_actor_from_the_file_and_fits_the_critic(smoke_ru
         ],
     )
     net, _ = read_policy(policy)
-    model = new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg)))
+    model = new_model(cfg, SelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared)))
     critic = [p.detach().clone() for p in model.policy.value_net.parameters()]
     lines = []
     stats = start_from_policy(cfg, model, None, lines.append)

@@ -38,9 +38,9 @@ def test_yaml_numbers_without_a_dot_are_numbers_everywhere(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("learning_rate: 3e-4\nbaseline_weights: {random: 1e-1, heuristic: 1}\n")
     cfg = load_config(str(path), ["ent_coef=1e-2"])
-    assert cfg.learning_rate == 3e-4 and cfg.ent_coef == 1e-2
-    assert cfg.baseline_weights == {"random": 0.1, "heuristic": 1.0}
-    assert all(type(w) is float for w in cfg.baseline_weights.values())
+    assert cfg.shared.learning_rate == 3e-4 and cfg.shared.ent_coef == 1e-2
+    assert cfg.shared.baseline_weights == {"random": 0.1, "heuristic": 1.0}
+    assert all(type(w) is float for w in cfg.shared.baseline_weights.values())
 
 
 @pytest.mark.parametrize(
@@ -69,11 +69,11 @@ def test_strict_types_no_bool_for_a_number(override, message):
 
 def test_integers_widen_to_floats_and_lists_are_fresh():
     cfg = load_config(None, ["gamma=1", "learning_rate=1"])
-    assert type(cfg.gamma) is float and type(cfg.learning_rate) is float
+    assert type(cfg.shared.gamma) is float and type(cfg.shared.learning_rate) is float
     a, b = load_config(None), load_config(None)
-    a.net_arch.append(8)
-    a.baseline_weights["expert"] = 1.0
-    assert b.net_arch == [256, 256] and "expert" not in b.baseline_weights
+    a.shared.net_arch.append(8)
+    a.shared.baseline_weights["expert"] = 1.0
+    assert b.shared.net_arch == [256, 256] and "expert" not in b.shared.baseline_weights
 
 
 # -- hostile configs --------------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_a_billion_laughs_config_is_refused_at_once(tmp_path):
     assert len(str(e.value)) < 500
     # A few anchors, as a person might use them, still load.
     path.write_text("net_arch: &w [64, 64]\neval_opponents: [heuristic]\n")
-    assert load_config(str(path)).net_arch == [64, 64]
+    assert load_config(str(path)).shared.net_arch == [64, 64]
 
 
 def test_deep_nesting_is_a_config_error_not_a_recursion_error(tmp_path):
@@ -214,7 +214,8 @@ def test_a_flat_config_without_backend_key_loads_as_before(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("name: old\nn_envs: 4\nn_steps: 64\nbatch_size: 128\nnet_arch: [32]\n")
     cfg = load_config(str(path))
-    assert (cfg.name, cfg.n_envs, cfg.n_steps, cfg.net_arch) == ("old", 4, 64, [32])
+    assert (cfg.shared.name, cfg.shared.net_arch) == ("old", [32])
+    assert (cfg.sb3.n_envs, cfg.sb3.n_steps) == (4, 64)
 
 
 def test_each_backend_lists_the_shared_options_and_its_own():

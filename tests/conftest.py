@@ -4,6 +4,8 @@
   not installed with the package).
 * ``two_blas_threads``: numpy's BLAS set to two threads for a test of
   :mod:`sixtysix_env.evaluation.blas`, put back afterwards.
+* ``SIXTYSIX_CPU_TIMES=FILE``: each test file's CPU time written to FILE as JSON
+  (tests/_cpu_time.py); unset, nothing is registered.
 * The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` file sets it
   (``pytestmark``), and when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
   slow and not ecosystem"``), their files are not even imported, so collecting
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cpu_time import register as _register_cpu_times
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -24,6 +27,10 @@ if str(ROOT) not in sys.path:
 
 
 ECOSYSTEM_FILES = "test_ecosystem_"
+
+
+def pytest_configure(config):
+    _register_cpu_times(config)
 
 
 @pytest.fixture

@@ -1,17 +1,25 @@
-"""The README's fast lane collects without importing torch, SB3 or Ray.
+"""The README's fast lane stays fast: no file of it takes more than a few seconds of CPU,
+and collecting it imports no torch, SB3 or Ray.
 
 Collecting is paid once per xdist worker before any test runs, so a test module that
 imports one of them at its top (for instance through ``pytest.importorskip``) costs the
 whole lane a second or two. Run in a fresh interpreter, as a worker starts.
+
+The lane's budget is 30 s of wall time on 2 quiet cores, about 55 s of CPU once xdist's
+two collections and its traffic are paid. Its files are measured in CPU seconds
+(tests/_cpu_time.py, ``SIXTYSIX_CPU_TIMES=FILE``), which a loaded machine leaves about as
+they are, where wall time would double.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
+from _cpu_time import CpuTimes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "ray")
@@ -29,7 +37,8 @@ sys.exit(int(code))
 @pytest.mark.slow
 def test_collecting_the_fast_lane_imports_no_heavy_library():
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", SCRIPT], check=False, cwd=ROOT, capture_output=True, text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     line = [x for x in done.stdout.splitlines() if x.startswith("IMPORTED")][-1]
@@ -37,3 +46,119 @@ def test_collecting_the_fast_lane_imports_no_heavy_library():
         f"collecting the fast lane imported {line[len('IMPORTED '):]}: import them inside "
         "the tests (or check with importlib.util.find_spec) instead of at a module's top"
     )
+
+
+#: The most CPU seconds one fast-lane file may take (collection + its tests). A file is one
+#: of ~150; at 4 s it is already 7% of the lane's ~55 s, so a file over it has a test to mark
+#: slow (keeping a cheaper one in the lane) or a fixture to share. Kept above the largest
+#: files' ~2.5 s on a quiet machine so that a loaded one (caches shared, a few % more CPU)
+#: does not fail it.
+FILE_BOUND_S = 4.0
+
+
+def _lane_env(cpu_file) -> dict[str, str]:
+    """This environment for a fresh pytest run: no xdist worker's variables (a slow-lane
+    run under -n would pass them on), bytecode not written as on these machines."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
+    env.update(SIXTYSIX_CPU_TIMES=str(cpu_file), PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+@pytest.mark.slow
+def test_no_fast_lane_file_takes_over_a_few_seconds_of_cpu(tmp_path):
+    """Runs the fast lane in one process (the README's selection, without -n: the CPU is
+    the same, shared out) and names every file over FILE_BOUND_S."""
+    cpu_file = tmp_path / "cpu.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "-m", "not slow and not ecosystem", "tests"],
+        check=False, cwd=ROOT, env=_lane_env(cpu_file), capture_output=True, text=True,
+        timeout=3600)
+    # A failing test is its own test's news (exit 1); the timings are still whole.
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+    times = json.loads(cpu_file.read_text(encoding="utf-8"))
+    over = {f: s for f, s in times["files"].items() if s > FILE_BOUND_S}
+    assert not over, (
+        f"fast-lane files over {FILE_BOUND_S} s of CPU (the lane: {times['total']:.1f} s "
+        f"for {times['n_tests']} tests): "
+        + ", ".join(f"{f} {s:.1f} s" for f, s in over.items())
+        + "; their heaviest tests: "
+        + ", ".join(f"{t} {s:.1f} s" for t, s in list(times["tests"].items())[:10]
+                    if t.split("::")[0] in over)
+        + ". Mark a test @pytest.mark.slow where a cheaper one keeps the case in the lane, "
+        "or share an expensive fixture (module or session scope)"
+    )
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def _through(hook, clock, spent, **kwargs):
+    """Runs one of the plugin's hook wrappers around ``spent`` seconds of the fake clock."""
+    wrapper = hook(**kwargs)
+    next(wrapper)
+    clock.now += spent
+    with pytest.raises(StopIteration):
+        next(wrapper)
+
+
+class _Module(pytest.Module):
+    nodeid = "tests/a/test_one.py"
+
+
+class _Item:
+    def __init__(self, nodeid):
+        self.nodeid = nodeid
+
+
+def test_cpu_times_sums_each_file_its_collection_and_its_tests(tmp_path, monkeypatch):
+    clock = _Clock()
+    clock.now = 1.5  # the interpreter's start-up, before the plugin
+    plugin = CpuTimes(tmp_path / "cpu.json", clock=clock)
+    module = object.__new__(_Module)  # not built: isinstance and nodeid are all it reads
+    _through(plugin.pytest_make_collect_report, clock, 0.5, collector=module)
+    _through(plugin.pytest_make_collect_report, clock, 9.0, collector=object())  # not a file
+    for nodeid, spent in [("tests/a/test_one.py::test_x", 1.0),
+                          ("tests/a/test_one.py::K::test_y[2-b]", 2.0),
+                          ("tests/b/test_two.py::test_z", 0.25)]:
+        _through(plugin.pytest_runtest_protocol, clock, spent, item=_Item(nodeid), nextitem=None)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    plugin.pytest_sessionfinish(session=None)
+    written = json.loads((tmp_path / "cpu.json").read_text(encoding="utf-8"))
+    assert written["files"] == {"tests/a/test_one.py": 3.5, "tests/b/test_two.py": 0.25}
+    assert list(written["files"]) == ["tests/a/test_one.py", "tests/b/test_two.py"]
+    assert written["collect"] == {"tests/a/test_one.py": 0.5}
+    assert written["tests"]["tests/a/test_one.py::K::test_y[2-b]"] == 2.0
+    assert written["n_tests"] == 3
+    assert (written["total"], written["session"]) == (14.25, 12.75)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")  # each worker its own file
+    plugin.pytest_sessionfinish(session=None)
+    assert json.loads((tmp_path / "cpu.json.gw1").read_text(encoding="utf-8")) == written
+
+
+def test_cpu_times_is_registered_only_when_asked(monkeypatch):
+    from _cpu_time import register
+
+    class Manager:
+        def __init__(self):
+            self.plugins = []
+
+        def register(self, plugin, name):
+            self.plugins.append((name, plugin))
+
+    class Config:
+        pluginmanager = Manager()
+
+    monkeypatch.delenv("SIXTYSIX_CPU_TIMES", raising=False)
+    register(Config)
+    assert Config.pluginmanager.plugins == []
+    monkeypatch.setenv("SIXTYSIX_CPU_TIMES", "x.json")
+    register(Config)
+    assert [(n, type(p), str(p.path)) for n, p in Config.pluginmanager.plugins] == [
+        ("sixtysix-cpu-times", CpuTimes, "x.json")]

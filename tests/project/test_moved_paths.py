@@ -165,7 +165,56 @@ def _named_paths() -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(set(DOCUMENTED) | _named_paths()))
+#: Libraries a module that imports them at its top costs the fast lane seconds to resolve
+#: (torch with SB3 ~5 s of CPU); such a path is checked in the slow lane.
+HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "ray")
+FOLDERS = {"sixtysix_env": PACKAGE, "sixtysix_training": ROOT / "training"}
+
+
+def _top_imports(tree: ast.Module) -> set[str]:
+    """The top-level packages a module imports when it is imported (its body, and the
+    ``try``/``if`` blocks in it; not inside functions)."""
+    found, nodes = set(), list(tree.body)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add((node.module or "").split(".")[0])
+        elif isinstance(node, (ast.Try, ast.If)):
+            nodes += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+            nodes += [x for h in getattr(node, "handlers", []) for x in h.body]
+    return found
+
+
+def _imports_heavy(path: str) -> bool:
+    """Whether the module a dotted path names (its longest prefix that is a file here) imports
+    one of HEAVY at its top, read from its source without importing it."""
+    parts = path.split(".")
+    folder = FOLDERS.get(parts[0])
+    for i in range(len(parts), 1, -1):
+        base = folder.joinpath(*parts[1:i]) if folder else None
+        for f in (base.with_suffix(".py"), base / "__init__.py") if base else ():
+            if f.is_file():
+                return bool(_top_imports(ast.parse(f.read_text(encoding="utf-8"))) & set(HEAVY))
+    return False
+
+
+def _lane(values, path_of=lambda v: v):
+    """``values`` as parameters, those whose path imports a heavy library marked slow."""
+    return [pytest.param(*v if isinstance(v, tuple) else (v,), marks=pytest.mark.slow)
+            if _imports_heavy(path_of(v)) else v for v in values]
+
+
+def test_a_module_importing_a_heavy_library_is_checked_in_the_slow_lane():
+    assert _imports_heavy("sixtysix_env.env.sb3.SB3VecEnv")  # SB3 in a try at its top
+    assert not _imports_heavy("sixtysix_env.env.rllib")  # Ray inside its functions only
+    assert not _imports_heavy("sixtysix_env.game.cards")
+    heavy = [p for p in _lane(sorted(set(DOCUMENTED) | _named_paths())) if not isinstance(p, str)]
+    assert ("sixtysix_env.env.sb3",) in [p.values for p in heavy]
+
+
+@pytest.mark.parametrize("path", _lane(sorted(set(DOCUMENTED) | _named_paths())))
 def test_every_documented_path_resolves(path):
     """Those of the list, and those the docs name today."""
     assert _resolve(path) is not None
@@ -198,6 +247,7 @@ def test_the_docs_code_blocks_import_from_the_package():
     assert len(_code_block_imports()) >= 20
 
 
-@pytest.mark.parametrize("where, module, name", _code_block_imports())
+@pytest.mark.parametrize("where, module, name",
+                         _lane(_code_block_imports(), lambda v: f"{v[1]}.{v[2]}"))
 def test_every_name_the_docs_code_blocks_import_exists(where, module, name):
     assert _resolve(f"{module}.{name}" if name else module) is not None, where

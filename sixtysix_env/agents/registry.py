@@ -13,6 +13,9 @@ your own is named ``package.module:ClassName`` (with options after a second
 colon: ``mybots.greedy:Greedy:depth=2``): the module is imported, and the
 class (or any callable) is called with the options to build the agent (the
 current folder is searched for the module, as uvicorn does for ``module:app``).
+The ``schnapsen`` package's bots are ``schnapsen:NAME`` (``schnapsen:rdeep:num_samples=16,
+depth=4``) and a ``schnapsen.game.Bot`` of your own ``schnapsen:package.module:ClassName``
+(:mod:`sixtysix_env.agents.schnapsen`, the ``[schnapsen]`` extra).
 """
 
 from __future__ import annotations
@@ -163,13 +166,38 @@ def _class_part(rest: str) -> tuple[str, str] | None:
     return None
 
 
+#: The prefix of the ``schnapsen`` package's bots (:mod:`sixtysix_env.agents.schnapsen`).
+SCHNAPSEN_PREFIX = "schnapsen:"
+
+
+def _schnapsen_parts(spec: str) -> tuple[str, str]:
+    """``"schnapsen:rdeep:depth=2"`` -> ``("schnapsen:rdeep", "depth=2")``;
+    ``"schnapsen:mybots:MyBot:k=1"`` -> ``("schnapsen:mybots:MyBot", "k=1")``."""
+    parts = spec[len(SCHNAPSEN_PREFIX) :].split(":")
+    if len(parts) >= 2 and parts[1].isidentifier() and (
+        "." in parts[0] or len(parts) > 2 or parts[0] not in _schnapsen_bot_names()
+    ):
+        return SCHNAPSEN_PREFIX + ":".join(parts[:2]), ":".join(parts[2:])
+    return SCHNAPSEN_PREFIX + parts[0], ":".join(parts[1:])
+
+
+def _schnapsen_bot_names() -> tuple[str, ...]:
+    from .schnapsen import BOTS
+
+    return tuple(BOTS)
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"expert:samples=16,time_budget=0.1"`` -> ``("expert", {...})``.
 
-    ``"package.module:Class:key=value"`` -> ``("package.module:Class", {...})``.
+    ``"package.module:Class:key=value"`` -> ``("package.module:Class", {...})``;
+    ``"schnapsen:rdeep:depth=2"`` -> ``("schnapsen:rdeep", {"depth": 2})``.
     """
     if ":" not in spec or os.path.exists(spec):
         return spec, {}
+    if spec.startswith(SCHNAPSEN_PREFIX):
+        name, opts = _schnapsen_parts(spec)
+        return name, _parse_options(spec, opts)
     name, _, opts = spec.partition(":")
     if spec.endswith(FILE_SUFFIXES) and name not in _FACTORIES and name not in _shipped():
         # A file's path with a colon in it; but "expert:prior=my.npz" is an agent's
@@ -178,6 +206,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     cls = _class_part(opts)
     if cls is not None and name not in _FACTORIES and name not in _shipped():
         name, opts = f"{name}:{cls[0]}", cls[1]
+    return name, _parse_options(spec, opts)
+
+
+def _parse_options(spec: str, opts: str) -> dict[str, Any]:
+    """``"k=v,k=v"`` (of ``spec``) as keyword options."""
     kwargs: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in opts.split(","))):
         key, eq, value = part.partition("=")
@@ -186,7 +219,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 f"malformed agent option {part!r} in {spec!r}; write NAME:key=value,key=value"
             )
         kwargs[key.strip()] = _parse_value(value)
-    return name, kwargs
+    return kwargs
 
 
 def _import_factory(name: str) -> Callable[..., Agent]:
@@ -258,6 +291,10 @@ def make_agent(spec: str | Agent, **kwargs: Any) -> Agent:
         raise TypeError(f"an agent must be a name or have an act(view, rng) method, got {spec!r}")
     name, opts = parse_agent_spec(spec)
     opts.update(kwargs)
+    if name.startswith(SCHNAPSEN_PREFIX):
+        from .schnapsen import make_schnapsen_agent
+
+        return make_schnapsen_agent(name[len(SCHNAPSEN_PREFIX) :], opts)
     if name.endswith(".npz"):
         return load_policy_file(name, **opts)
     if name.endswith(".zip"):

@@ -34,15 +34,15 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-try:
-    from schnapsen import game as sg
-    from schnapsen.deck import Card as SCard
-    from schnapsen.deck import Rank, Suit
-except ImportError:  # pragma: no cover - said in words by require_schnapsen
-    sg = None
-
-from sixtysix_env.game.actions import EXCHANGE, FIRST_MARRIAGE, action_name
-from sixtysix_env.game.cards import JACK, KING, NUM_RANKS, QUEEN, card, card_code
+from sixtysix_env.agents.schnapsen import (  # the mapping both ways, shared with the bridge
+    our_action,
+    our_card,
+    our_deck,
+    sg,
+    their_move,
+)
+from sixtysix_env.game.actions import EXCHANGE, action_name
+from sixtysix_env.game.cards import card_code
 from sixtysix_env.game.engine import deal_from_deck
 from sixtysix_env.game.rules import make_rules
 
@@ -53,54 +53,18 @@ MISSING = (
 )
 
 
+def _trump(h) -> int:
+    """The trump suit of the hand ``h`` (our suit number)."""
+    return h.ours["reference"].trump_suit
+
+
 def require_schnapsen() -> None:
     if sg is None:
         raise SystemExit(MISSING)
 
 
-# -- cards both ways ------------------------------------------------------------------
-
-_SUITS = {"CLUBS": 0, "DIAMONDS": 1, "HEARTS": 2, "SPADES": 3}
-_RANKS = {"JACK": JACK, "QUEEN": QUEEN, "KING": KING, "TEN": 4, "ACE": 5}
-
-
-def our_card(c) -> int:
-    """Our card id of one of the package's cards."""
-    return card(_SUITS[c.suit.name], _RANKS[c.rank.name])
-
-
-def their_card(c: int):
-    rank = {v: k for k, v in _RANKS.items()}[c % NUM_RANKS]
-    suit = {v: k for k, v in _SUITS.items()}[c // NUM_RANKS]
-    return SCard.get_card(Rank[rank], Suit[suit])
-
-
-def our_action(move) -> int:
-    """Our action id of one of the package's moves."""
-    if move.is_trump_exchange():
-        return EXCHANGE
-    if move.is_marriage():  # the package leads the king (Marriage.underlying_regular_move)
-        return FIRST_MARRIAGE + 2 * _SUITS[move.suit.name] + 1
-    return our_card(move.card)
-
-
-def their_move(action: int):
-    """The package's move for one of our action ids (a legal one under schnapsen-vu)."""
-    if action == EXCHANGE:
-        return None  # built from the state: TrumpExchange(the trump jack)
-    if action >= FIRST_MARRIAGE:
-        suit = (action - FIRST_MARRIAGE) // 2
-        return sg.Marriage(their_card(card(suit, QUEEN)), their_card(card(suit, KING)))
-    return sg.RegularMove(their_card(action))
-
-
-def our_deck(cards) -> list[int]:
-    """Our deck order (dealer seat 1) of the package's shuffled 20 cards: its hands are
-    cards 0, 2, .. 8 (first leader) and 1, 3, .. 9; its talon 10-19, drawn from the top,
-    the last one face up."""
-    ids = [our_card(c) for c in cards]
-    lead, follow, talon = ids[0:10:2], ids[1:10:2], ids[10:]
-    return lead[:3] + follow[:3] + lead[3:] + follow[3:] + [talon[-1]] + talon[:-1]
+# -- cards both ways: sixtysix_env.agents.schnapsen (our_card, their_card, our_action,
+# their_move, our_deck), the bridge's mapping ---------------------------------------
 
 
 # -- the package's engine, move by move -----------------------------------------------
@@ -139,7 +103,7 @@ class _Hand:
             talon=talon,
             previous=None,
         )
-        self.deck = our_deck(shuffled.get_cards())
+        self.deck = our_deck([our_card(c) for c in shuffled.get_cards()])
         self.ours = {"reference": deal_from_deck(self.deck, dealer=1, rules=RULES)}
         if "batched" in engines:
             from sixtysix_env.batched.lane import BatchedLane
@@ -188,16 +152,13 @@ def play_hand(engine, shuffled, rng: random.Random, engines, report: Report) -> 
             h.disagree(report, "the seat to lead", ref.current_player(), h.seat_of(gs.leader))
             return
         lead = rng.choice(ref.legal_actions())
-        if lead == EXCHANGE:
-            move = sg.TrumpExchange(sg.Card.get_card(Rank.JACK, gs.trump_suit))
-        else:
-            move = their_move(lead)
+        move = their_move(lead, _trump(h))
         h.apply(lead)
         if lead != EXCHANGE:
             follows = {our_action(m) for m in validator.get_legal_follower_moves(engine, gs, move)}
             h.compare(follows, report)
             follow = rng.choice(h.ours["reference"].legal_actions())
-            gs.follower.implementation.move = their_move(follow)
+            gs.follower.implementation.move = their_move(follow, _trump(h))
             h.apply(follow)
         h.gs = engine.trick_implementer.play_trick_with_fixed_leader_move(engine, gs, move)
         winner = engine.trick_scorer.declare_winner(h.gs)

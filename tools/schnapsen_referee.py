@@ -34,12 +34,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from sixtysix_env.agents import schnapsen as bridge
 from sixtysix_env.agents.schnapsen import (  # the mapping both ways, shared with the bridge
     our_action,
     our_card,
-    our_deck,
     sg,
-    their_move,
+    their_card,
 )
 from sixtysix_env.game.actions import EXCHANGE, action_name
 from sixtysix_env.game.cards import card_code
@@ -63,8 +63,22 @@ def require_schnapsen() -> None:
         raise SystemExit(MISSING)
 
 
-# -- cards both ways: sixtysix_env.agents.schnapsen (our_card, their_card, our_action,
-# their_move, our_deck), the bridge's mapping ---------------------------------------
+# -- cards both ways: the bridge's mapping (sixtysix_env.agents.schnapsen) ------------
+
+__all__ = ["our_action", "our_card", "our_deck", "their_card", "their_move"]
+
+
+def our_deck(cards) -> list[int]:
+    """Our deck order (dealer seat 1) of the package's shuffled 20 cards."""
+    return bridge.our_deck([our_card(c) for c in cards])
+
+
+def their_move(action: int, trump_suit: int | None = None):
+    """The package's move for one of our action ids; the exchange needs the trump suit
+    (None without it)."""
+    if action == EXCHANGE and trump_suit is None:
+        return None
+    return bridge.their_move(action, trump_suit if trump_suit is not None else 0)
 
 
 # -- the package's engine, move by move -----------------------------------------------
@@ -103,7 +117,7 @@ class _Hand:
             talon=talon,
             previous=None,
         )
-        self.deck = our_deck([our_card(c) for c in shuffled.get_cards()])
+        self.deck = our_deck(shuffled.get_cards())
         self.ours = {"reference": deal_from_deck(self.deck, dealer=1, rules=RULES)}
         if "batched" in engines:
             from sixtysix_env.batched.lane import BatchedLane

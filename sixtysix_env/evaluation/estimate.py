@@ -111,7 +111,7 @@ def estimate_evaluation(
     names = _unique_names(agents)
     built = [make_agent(a) for a in agents]
     lockstep = batchable(mode, built)
-    start = deal_from_deck(deal_deck(seed, 0), dealer=0, rules=config)
+    start = deal_from_deck(deal_deck(seed, 0, config), dealer=0, rules=config)
     times: dict[str, list[float]] = {n: [] for n in names}
     total = 0.0
     with one_blas_thread():  # as the evaluation plays

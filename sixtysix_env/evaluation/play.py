@@ -65,9 +65,10 @@ class IllegalAgentActionError(SixtySixError, ValueError):
         return (type(self), (self.agent, self.action, self.legal_actions, self.seat))
 
 
-def deal_deck(seed: int, index: int) -> list[int]:
-    """The deck of deal ``index`` of an evaluation seeded ``seed`` (shared by all pairs)."""
-    return random_deck(random.Random(f"sixtysix-eval-deal:{seed}:{index}"))
+def deal_deck(seed: int, index: int, rules: RuleConfig | None = None) -> list[int]:
+    """The deck of deal ``index`` of an evaluation seeded ``seed`` (shared by all pairs): the
+    rules' deck (the 24-card presets' decks are the same with or without ``rules``)."""
+    return random_deck(random.Random(f"sixtysix-eval-deal:{seed}:{index}"), rules)
 
 
 def _agent_rng(seed: int, pair: int, index: int, game: int, seat: int) -> random.Random:
@@ -170,7 +171,7 @@ def play_paired_deal(
     keep_states: list | None = None,
 ) -> DealRecord:
     """Deal ``index`` played by A at seat 0 and then, same deck, by A at seat 1."""
-    deck = deal_deck(seed, index)
+    deck = deal_deck(seed, index, rules)
     dealer = index % 2
     gp = []
     for game in (0, 1):
@@ -232,7 +233,7 @@ def play_paired_deals_batched(
     n = 2 * len(indices)
     lanes = np.arange(n, dtype=np.int64)
     game = lanes % 2
-    decks = [deal_deck(seed, index) for index in indices for _ in (0, 1)]
+    decks = [deal_deck(seed, index, rules) for index in indices for _ in (0, 1)]
     hands = BatchedHands(n, rules)
     hands.deal(lanes, np.array(decks), np.array([index % 2 for index in indices for _ in (0, 1)]))
     # Each lane's generator of A (at seat ``game``) and of B (at the other seat).

@@ -35,6 +35,10 @@ def agent_names_help() -> str:
         "                    (needs the [train] extra)",
         "  your own class    package.module:ClassName (an agent with act(view, rng);",
         "                    options as package.module:ClassName:key=value)",
+        "  schnapsen bots    schnapsen:rand, schnapsen:bully, schnapsen:rdeep:num_samples=16,",
+        "                    schnapsen:alphabeta, schnapsen:ml:model=PATH, or your Bot as",
+        "                    schnapsen:package.module:ClassName ([schnapsen] extra;",
+        "                    --rules schnapsen-vu)",
         "'sixtysix agents' lists the names with their figures.",
     ])
 
@@ -43,6 +47,7 @@ EPILOG = """\
 examples:
   sixtysix eval random heuristic expert --deals 1000 --workers 2
   sixtysix eval path/to/policy.npz sixtysix-ppo heuristic --matches 200 --json eval.json
+  sixtysix eval expert schnapsen:rdeep --rules schnapsen-vu --referee schnapsen --deals 100
 
 The ratings (Bradley-Terry, Elo scale) are anchored as the benchmark's are, at
 heuristic = 1500, when heuristic plays; else at random = 1000, else at the
@@ -69,6 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="altmisalti", choices=sorted(PRESETS),
                         help="rule preset (default altmisalti)")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    parser.add_argument(
+        "--referee", default="sixtysix", choices=["sixtysix", "schnapsen"],
+        help="the engine the games are played in: this project's (default), or the schnapsen "
+        "package's SchnapsenGamePlayEngine (--rules schnapsen-vu, paired deals; the "
+        "[schnapsen] extra)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     add_address_argument(parser)
     parser.add_argument("--json", metavar="PATH", help="write all figures to this JSON file")
@@ -111,6 +121,8 @@ def _command(args: argparse.Namespace, kw: dict[str, int]) -> str:
              "--rules", args.rules, "--seed", str(args.seed), "--workers", str(args.workers)]
     if getattr(args, "address", None):
         parts += ["--address", args.address]
+    if getattr(args, "referee", "sixtysix") != "sixtysix":
+        parts += ["--referee", args.referee]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -150,7 +162,7 @@ def _say_estimate(args: argparse.Namespace, kw: dict[str, int]) -> int | None:
     run stopped meanwhile. A request the evaluation refuses is left to it to refuse, with
     its own message; a run on Ray (--address) gets no estimate (the cluster's CPUs are not
     known here)."""
-    if args.address:
+    if args.address or getattr(args, "referee", "sixtysix") != "sixtysix":
         return None
     try:
         with sigterm_as_interrupt():
@@ -178,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
         res = evaluate(args.agents, rules=args.rules, seed=args.seed, workers=args.workers,
                        progress=not args.no_progress, json_path=args.json,
                        address=getattr(args, "address", None),
-                       command=_command(args, kw), **kw)
+                       command=_command(args, kw),
+                       referee=getattr(args, "referee", "sixtysix"), **kw)
     except RayAddressError as e:  # nothing played: a usage error
         print(f"sixtysix eval: {e}", file=sys.stderr)
         return 2

@@ -60,8 +60,10 @@ def _rating_rows(res: EvalResult) -> list[list[str]]:
 
 def _title(res: EvalResult) -> str:
     unit = "paired deals" if res.mode == HAND else "paired matches"
-    return (f"Evaluation: rules {res.rules['name']}, seed {res.seed}, {res.requested} {unit} "
-            f"per pair, {res.wall_seconds:.1f} s")
+    where = (" in the schnapsen package's engine"
+             if getattr(res, "referee", "sixtysix") == "schnapsen" else "")
+    return (f"Evaluation{where}: rules {res.rules['name']}, seed {res.seed}, {res.requested} "
+            f"{unit} per pair, {res.wall_seconds:.1f} s")
 
 
 def _ratings_title(res: EvalResult) -> str:

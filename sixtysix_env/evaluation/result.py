@@ -62,6 +62,9 @@ class EvalResult:
     wall_seconds: float = 0.0
     #: The command line that produced the figures, when run from the CLI.
     command: str | None = None
+    #: The engine the games were played in: this project's, or the ``schnapsen``
+    #: package's (``sixtysix eval --referee schnapsen``).
+    referee: str = "sixtysix"
 
     def __post_init__(self) -> None:
         self.mode = normalize_mode(self.mode)

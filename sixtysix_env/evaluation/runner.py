@@ -76,7 +76,8 @@ def stop_reason(e: KeyboardInterrupt) -> str:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mode: str) -> None:
+def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mode: str,
+                 referee: str = "sixtysix") -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and SIGTERM; it terminates the pool
     # One worker per core: a policy's BLAS threads would wait for the other workers'
@@ -84,7 +85,7 @@ def _worker_init(specs: list, names: list[str], rules: RuleConfig, seed: int, mo
     # against 0.1 ms alone, before this; sixtysix_env.evaluation.blas).
     limit_blas_threads()
     _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, agents={},
-                   batched={})
+                   batched={}, referee=referee)
 
 
 def _agent(k: int) -> Agent:
@@ -127,7 +128,7 @@ def _run_chunk(task: tuple[int, int, int, int, int]) -> tuple[list, dict[str, li
     names = _WORKER["names"]
     a, b = _agent(i), _agent(j)
     times: tuple[list[float], list[float]] = ([], [])
-    if _WORKER["mode"] == HAND:
+    if _WORKER["mode"] == HAND and _WORKER.get("referee", "sixtysix") == "sixtysix":
         ba, bb = _batched(i), _batched(j)
         if ba is not None and bb is not None:
             out = play_paired_deals_batched(ba, bb, _WORKER["seed"], start, stop,
@@ -135,6 +136,8 @@ def _run_chunk(task: tuple[int, int, int, int, int]) -> tuple[list, dict[str, li
             return out, {names[i]: times[0], names[j]: times[1]}
     out = []
     play = PLAY[_WORKER["mode"]]
+    if _WORKER.get("referee", "sixtysix") == "schnapsen":  # the games in the package's engine
+        from .schnapsen import play_paired_deal_schnapsen as play
     for index in range(start, stop):
         out.append(play(a, b, _WORKER["seed"], index, _WORKER["rules"], pair,
                         (names[i], names[j]), times))
@@ -185,6 +188,8 @@ class _Run:
     batched: bool = False
     records: list[Record] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=dict)
+    #: The engine the games are played in (:data:`.schnapsen.REFEREES`).
+    referee: str = "sixtysix"
 
     def result(self, stopped: str | None, wall_seconds: float, command: str | None) -> EvalResult:
         """The figures of what was played (all of it, or up to the stop)."""
@@ -204,6 +209,7 @@ class _Run:
             stopped=stopped,
             wall_seconds=wall_seconds,
             command=command,
+            referee=self.referee,
         )
 
     def tasks(self, chunk_size: int | None) -> list[tuple[int, int, int, int, int]]:
@@ -228,7 +234,8 @@ def _play_here(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
     """
     saved = dict(_WORKER)
     _WORKER.update(specs=run.specs, names=run.names, rules=run.rules, seed=run.seed,
-                   mode=run.mode, agents=dict(enumerate(run.built)), batched={})
+                   mode=run.mode, agents=dict(enumerate(run.built)), batched={},
+                   referee=run.referee)
     try:
         with one_blas_thread():
             for k, i, j, s, e in tasks:
@@ -246,7 +253,7 @@ def _play_in_pool(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
     """Play the tasks in ``run.workers`` processes; the pool ends with the call."""
     pool = multiprocessing.get_context().Pool(
         run.workers, initializer=_worker_init,
-        initargs=(run.specs, run.names, run.rules, run.seed, run.mode),
+        initargs=(run.specs, run.names, run.rules, run.seed, run.mode, run.referee),
     )
     try:
         for result in pool.imap_unordered(_run_chunk, tasks):
@@ -265,19 +272,19 @@ _RAY_KEY: list[str] = [""]
 
 def _ray_chunk(context: tuple, task: tuple[int, int, int, int, int]):
     """A Ray task: a chunk, with the agents this worker built for the same run kept."""
-    key, specs, names, rules, seed, mode = context
+    key, specs, names, rules, seed, mode, referee = context
     if _RAY_KEY[0] != key:
         _RAY_KEY[0] = key
         limit_blas_threads()  # a task per CPU, as in the process pool (_worker_init)
         _WORKER.update(agents={}, batched={})
-    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode)
+    _WORKER.update(specs=specs, names=names, rules=rules, seed=seed, mode=mode, referee=referee)
     return _run_chunk(task)
 
 
 def _play_on_ray(run: _Run, tasks: list, take: Callable[[Any], None]) -> None:
     assert run.address is not None
     play_on_ray(run.address, run.workers, _ray_chunk,
-                (run.specs, run.names, run.rules, run.seed, run.mode), tasks, take)
+                (run.specs, run.names, run.rules, run.seed, run.mode, run.referee), tasks, take)
 
 
 def _play_all(
@@ -376,7 +383,7 @@ def _play_built(
     once, replaced by the figures at the end, also when the run stops early.
     """
     run.specs = [a if isinstance(a, str) else b for a, b in zip(agents, run.built)]
-    run.batched = batchable(run.mode, run.built)
+    run.batched = run.referee == "sixtysix" and batchable(run.mode, run.built)
     if json_path:
         run.result("started; no figures yet", 0.0, command).save_json(json_path)
     stopped, error = _play_all(run, progress, chunk_size, on_record)
@@ -406,6 +413,7 @@ def evaluate(
     on_record: Callable[[Any], None] | None = None,
     command: str | None = None,
     address: str | None = None,
+    referee: str = "sixtysix",
 ) -> EvalResult:
     """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
 
@@ -428,14 +436,20 @@ def evaluate(
     ``partial_result``, and the exception is raised. Before the run starts
     the file is left as it was: a bad agent spec raises, and a stop while the
     agents are built returns a result whose ``stopped`` ends with
-    :data:`NOT_STARTED`, without writing it.
+    :data:`NOT_STARTED`, without writing it. ``referee="schnapsen"`` plays the paired
+    deals in the ``schnapsen`` package's engine instead of this project's
+    (:mod:`.schnapsen`; ``schnapsen-vu`` rules, deals only, the ``[schnapsen]`` extra).
     """
     mode, count = _mode_and_count(deals, matches, count, mode)
     _check_request(agents, workers, address)
+    if referee != "sixtysix":
+        from .schnapsen import check_referee
+
+        check_referee(referee, make_rules(rules), mode)
     names = _unique_names(agents)
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers, address,
-               times={n: [] for n in names})
+               times={n: [] for n in names}, referee=referee)
     if json_path:
         check_json_path(json_path)
     t0 = time.perf_counter()

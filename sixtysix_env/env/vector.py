@@ -33,6 +33,8 @@ most :data:`MAX_NUM_ENVS` (65536), checked before anything is allocated.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -187,6 +189,39 @@ class LockStepGames:
             for i, a in zip(lanes.tolist(), np.asarray(actions).tolist()):
                 if st[i] is not None:
                     st[i] = st[i].apply(a)
+
+    def play_out(self, agents: Sequence[Any], players: np.ndarray,
+                 rngs: Sequence[Sequence[random.Random]], timed=None, illegal=None) -> None:
+        """Every lane's hand played to its end by agents alone (no learner, as the paired-deal
+        evaluation plays): seat ``s`` of lane ``i`` by ``agents[players[i, s]]`` (batched
+        forms), agent ``k`` drawing from ``rngs[k][i]``. Each agent moves in all its games
+        with one call a turn; ``timed(k, seconds, count)`` hears each call's time, and an
+        illegal answer raises ``illegal(k, action, legal_mask, seat)`` (by default the
+        engine's ``IllegalActionError``) with no game changed."""
+        hands = self.hands
+        lanes = np.arange(self.n, dtype=np.int64)
+        while True:
+            to_move = hands.to_move()
+            live = to_move >= 0
+            if not live.any():
+                return
+            who = np.where(live, players[lanes, np.maximum(to_move, 0)], -1)
+            for k, agent in enumerate(agents):
+                at = lanes[who == k]
+                if not len(at):
+                    continue
+                seats = to_move[at]
+                t0 = time.perf_counter()
+                acts = agent.act_batch(hands, at, seats, rngs[k])
+                if timed is not None:
+                    timed(k, time.perf_counter() - t0, len(at))
+                ok, legal = hands.legality(at, acts)
+                if not ok.all():
+                    j = int(np.flatnonzero(~ok)[0])
+                    if illegal is not None:
+                        raise illegal(k, int(acts[j]), int(legal[j]), int(seats[j]))
+                    raise hands.illegal(int(at[j]), int(acts[j]), int(legal[j]), f"agent {k}")
+                self.apply(at, acts)
 
     def play_opponents(self, lanes: np.ndarray) -> None:
         """Each game's opponent acts while it is to move (the learner next, or the hand over)."""

@@ -221,51 +221,40 @@ def play_paired_deals_batched(
     times: tuple[list[float], list[float]] | None = None,
 ) -> list[DealRecord]:
     """Deals ``start..stop-1`` as :func:`play_paired_deal` plays them, all in lock-step on the
-    batched engine: the same decks, dealers, agents' generators and so the same games.
+    vector environment's driver (:class:`~sixtysix_env.env.vector.LockStepGames`): the same
+    decks, dealers, agents' generators and so the same games.
 
     ``a`` and ``b`` are batched agents (:func:`sixtysix_env.agents.batch.batched`) that
     need no reference states. Lane ``2 * k + game`` holds game ``game`` of deal ``start + k``;
-    A sits at seat ``game``. ``times[seat]`` gets each decision's share of its batch's time.
+    A sits at seat ``game``. ``times[who]`` (0 for A, 1 for B) gets each decision's share of
+    its batch's time.
     """
-    from ..batched.engine import BatchedHands
+    from ..env.vector import LockStepGames
 
     indices = range(start, stop)
     n = 2 * len(indices)
     lanes = np.arange(n, dtype=np.int64)
     game = lanes % 2
     decks = [deal_deck(seed, index, rules) for index in indices for _ in (0, 1)]
-    hands = BatchedHands(n, rules)
-    hands.deal(lanes, np.array(decks), np.array([index % 2 for index in indices for _ in (0, 1)]))
+    games = LockStepGames(n, rules)
+    games.deal(lanes, np.array(decks), np.array([index % 2 for index in indices for _ in (0, 1)]))
     # Each lane's generator of A (at seat ``game``) and of B (at the other seat).
     rngs = tuple(
         [_agent_rng(seed, pair, index, g, g if who == 0 else 1 - g)
          for index in indices for g in (0, 1)]
         for who in (0, 1)
     )
-    agents = (a, b)
-    while True:
-        to_move = hands.to_move()
-        live = to_move >= 0
-        if not live.any():
-            break
-        for who in (0, 1):
-            sel = live & ((to_move == game) == (who == 0))
-            if not sel.any():
-                continue
-            at = lanes[sel]
-            seats = to_move[sel]
-            t0 = time.perf_counter()
-            acts = agents[who].act_batch(hands, at, seats, rngs[who])
-            if times is not None:
-                each = (time.perf_counter() - t0) * 1000.0 / len(at)
-                times[who].extend([each] * len(at))
-            ok, legal = hands.legality(at, acts)
-            if not ok.all():
-                j = int(np.flatnonzero(~ok)[0])
-                raise IllegalAgentActionError(
-                    names[who], int(acts[j]), bits_of(int(legal[j])), int(seats[j]))
-            hands.apply_unchecked(at, acts)
-    gp = hands.returns(lanes, game)  # A's game points in each game
+
+    def timed(who: int, seconds: float, count: int) -> None:
+        times[who].extend([seconds * 1000.0 / count] * count)
+
+    def illegal(who: int, action: int, legal: int, seat: int) -> IllegalAgentActionError:
+        return IllegalAgentActionError(names[who], action, bits_of(legal), seat)
+
+    # Seat s of lane i: A (agent 0) where s is the lane's game, else B (agent 1).
+    players = np.stack([game != 0, game != 1], axis=1).astype(np.int64)
+    games.play_out((a, b), players, rngs, timed if times is not None else None, illegal)
+    gp = games.hands.returns(lanes, game)  # A's game points in each game
     return [DealRecord(pair, index, (int(gp[2 * k]), int(gp[2 * k + 1])))
             for k, index in enumerate(indices)]
 

@@ -92,3 +92,24 @@ def test_same_games_in_the_vector_env_the_sb3_adapter_and_the_evaluation():
 
     got_sb3 = _first_hands(sb3_reset, sb3_step, lambda: sb3.env.states, batched(a))
     assert got_sb3.tolist() == want.tolist()
+
+
+class _Cheater:
+    """A batched agent that answers 99 (no action) in every game."""
+
+    needs_states = False
+    name = "cheater"
+
+    def act_batch(self, hands, lanes, seats, rngs=None, states=None):
+        return np.full(len(lanes), 99, np.int64)
+
+
+def test_the_lock_step_evaluation_names_an_agents_illegal_answer():
+    from sixtysix_env.evaluation.play import IllegalAgentActionError
+
+    times = ([], [])
+    with pytest.raises(IllegalAgentActionError, match="'cheater'.*99") as info:
+        play_paired_deals_batched(batched("random"), _Cheater(), SEED, 0, 2, RULES,
+                                  names=("random", "cheater"), times=times)
+    assert info.value.agent == "cheater" and info.value.seat in (0, 1)
+    assert info.value.legal_actions and len(times[1]) > 0  # its call was timed

@@ -16,8 +16,8 @@ what each step did, how a hand ended) are the rules tower's
 (:mod:`sixtysix_env.game.wording`) in the match's voice (:mod:`.wording`, beside this
 module), re-exported here. Words used in messages and
 front ends follow the game: the stock, the trump card under it, tricks,
-marriages, the exchange of the trump 9, closing, a hand (one deal) and the
-match (to 7 game points).
+marriages, the exchange of the trump 9 (the jack with the 20-card deck), closing,
+a hand (one deal) and the match (to 7 game points).
 """
 
 from __future__ import annotations

@@ -26,10 +26,10 @@ from ..agents import agent_names
 from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action, parse_marriage
 from ..game.cards import (
     KING,
-    NINE,
     NUM_CARDS,
     NUM_RANKS,
     QUEEN,
+    RANK_NAMES,
     SUIT_NAMES,
     SUIT_SYMBOLS,
     card,
@@ -70,18 +70,16 @@ from .wording import (
 )
 
 HELP = """\
-How to play (Sixty-Six, 24 cards: 9 J Q K 10 A; A=11 10=10 K=4 Q=3 J=2 9=0)
+How to play ({game}, {deck} cards: {ranks}; A=11 10=10 K=4 Q=3 J=2{nine_points})
   The first to {going_out} points in a hand (cards won plus marriages) wins it.
-  While the stock lasts you may play any card; once it is used up or
-  closed you must follow suit{beat}, or else play a trump if you can.
-  Marriage: lead the king or queen of a suit while holding both ({marriage}, or
-  {trump_marriage} in trumps); you must have won a trick. Cards marked * can do it now.
-  Exchange: when about to lead, having won a trick, swap the 9 of trumps
+  While the stock lasts you may play any card; once it is used up{or_closed}
+  you must follow suit{beat}, or else play a trump if you can.
+  Marriage: lead the {marriage_cards} of a suit while holding both ({marriage}, or
+  {trump_marriage} in trumps){marriage_when}. Cards marked * can do it now.
+  Exchange: when about to lead{exchange_when}, swap the {low} of trumps
   for the trump card under the stock.
-  Close: when about to lead, stop the drawing; if you then do not reach
-  {going_out}, the computer scores {failed_close}.
-  A hand scores 1 game point, 2 if the loser has under {one_point}, 3 if the loser
-  won no trick. The first to {target} game points wins the match.
+{close}  A hand scores 1 game point, 2 if the loser has under {one_point}, 3 if the loser
+  won no trick.{last_trick} The first to {target} game points wins the match.
 What to type
   a card: KH, 10h, th, K\u2665      a number from the list
   exchange (x)   close (c)   hint   help (?)   quit (q)
@@ -99,11 +97,34 @@ _FAILED_CLOSE_WORDS = {
 
 
 def help_text(rules: RuleConfig) -> str:
-    """The help, with the figures of ``rules`` (docs/rules.md §7, §12, §13, §16)."""
+    """The help, with the figures and switches of ``rules`` (docs/rules.md §7, §12, §13,
+    §16, §20): the deck, the exchange card, closing, marriages, the last trick."""
+    short = rules.deck == 20
+    close = (
+        "  Close: when about to lead, stop the drawing; if you then do not reach\n"
+        f"  {rules.going_out}, the computer scores "
+        f"{_FAILED_CLOSE_WORDS[rules.failed_close_penalty]}.\n"
+        if rules.closing else ""
+    )
     return HELP.format(
+        game="Schnapsen" if short else "Sixty-Six",
+        deck=rules.deck,
+        ranks="J Q K 10 A" if short else "9 J Q K 10 A",
+        nine_points="" if short else " 9=0",
         going_out=rules.going_out,
+        or_closed=" or closed" if rules.closing else "",
         beat=" (with a higher card\n  if you have one)" if rules.must_beat_in_suit else "",
-        failed_close=_FAILED_CLOSE_WORDS[rules.failed_close_penalty],
+        marriage_cards="king" if rules.marriage_lead == "king" else "king or queen",
+        marriage_when=(
+            "; you must have won a trick" if rules.marriage_needs_trick
+            else ";\n  it counts when you next win a trick" if rules.marriage_points_pending
+            else ";\n  it counts once you have won a trick"
+        ),
+        exchange_when=", having won a trick" if rules.exchange_needs_trick else "",
+        low=RANK_NAMES[rules.exchange_rank],
+        close=close,
+        last_trick=(" A hand played out goes to\n  the last trick's winner, for 1 game point."
+                    if rules.last_trick_wins else ""),
         target=rules.match_target,
         marriage=MARRIAGE_POINTS,
         trump_marriage=TRUMP_MARRIAGE_POINTS,
@@ -422,9 +443,9 @@ class TerminalGame:
         specials = []
         for i, a in enumerate(nums[len(number):], start=len(number) + 1):
             if a == EXCHANGE:
-                nine = card(view.trump_suit, NINE)
+                low = card(view.trump_suit, view.rules.exchange_rank)
                 specials.append(
-                    f"{i}) exchange your {self.name(nine)} for the {self.name(view.trump_card)}"
+                    f"{i}) exchange your {self.name(low)} for the {self.name(view.trump_card)}"
                 )
             else:
                 specials.append(f"{i}) close the stock")

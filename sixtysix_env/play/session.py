@@ -287,8 +287,8 @@ class GameSession:
     ``opponent`` is anything :func:`make_agent` accepts (a name, a policy
     file, an agent object). ``seed`` fixes the deals and the computer's
     choices; without one both come from :mod:`secrets`, so nobody can
-    rebuild a deal from the engine's source. ``deck`` (24 card codes, top
-    first) deals the first hand from a fixed deck, the person leading: a
+    rebuild a deal from the engine's source. ``deck`` (the rules' card codes,
+    24 or 20, top first) deals the first hand from a fixed deck, the person leading: a
     scenario hook for tests and demonstrations. ``on_opponent_error``:
     ``"fallback"`` (default) plays a random legal move for a computer agent
     that raises or answers anything but a legal action id, logs it and

@@ -96,6 +96,11 @@ _FAILED_CLOSE_WORDS = {
 }
 
 
+def game_name(rules: RuleConfig) -> str:
+    """``Sixty-Six``, or ``Schnapsen`` for the 20-card presets."""
+    return "Schnapsen" if rules.deck == 20 else "Sixty-Six"
+
+
 def help_text(rules: RuleConfig) -> str:
     """The help, with the figures and switches of ``rules`` (docs/rules.md §7, §12, §13,
     §16, §20): the deck, the exchange card, closing, marriages, the last trick."""
@@ -107,7 +112,7 @@ def help_text(rules: RuleConfig) -> str:
         if rules.closing else ""
     )
     return HELP.format(
-        game="Schnapsen" if short else "Sixty-Six",
+        game=game_name(rules),
         deck=rules.deck,
         ranks="J Q K 10 A" if short else "9 J Q K 10 A",
         nine_points="" if short else " 9=0",
@@ -193,7 +198,7 @@ class TerminalGame:
     def run(self) -> int:
         s = self.session
         self.write(
-            self._style("Sixty-Six", _BOLD)
+            self._style(game_name(s.rules), _BOLD)
             + f" against {s.opponent_name} (rules: {s.rules.name}; "
             f"first to {s.rules.match_target} game points). Type help for help."
         )
@@ -552,7 +557,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deck",
         default=None,
         metavar="CODES",
-        help="deal the first hand from this deck (24 card codes, top card first; you lead)",
+        help="deal the first hand from this deck (the rules' card codes: 24, or 20 under "
+        "schnapsen and schnapsen-vu; top card first; you lead)",
     )
     parser.add_argument(
         "--ascii", action="store_true", help="card codes (TH) instead of suit symbols (10\u2665)"

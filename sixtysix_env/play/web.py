@@ -546,7 +546,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deck",
         default=None,
         metavar="CODES",
-        help="deal each match's first hand from this deck: 24 card codes, top first (for testing)",
+        help="deal each match's first hand from this deck: the rules' card codes (24, or 20 "
+        "under schnapsen and schnapsen-vu), top first (for testing)",
     )
     parser.add_argument(
         "--trusted-proxy",

@@ -60,5 +60,6 @@ def test_a_match_under_the_20_card_rules_names_the_jack(rules):
     assert game.run() == 0
     text = out.getvalue()
     assert game.session.is_over() and "Schnapsen, 20 cards" in text
+    assert text.startswith(f"Schnapsen against {game.session.opponent_name} (rules: {rules};")
     offers = re.findall(r"exchange your (\S+) for", text)
     assert offers and all(o.startswith("J") for o in offers)

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("flask", reason="the web game needs the [play] extra")
 
-from sixtysix_env.play import web  # noqa: E402
+from sixtysix_env.play import web
 
 
 @pytest.mark.parametrize("rules", ["schnapsen", "schnapsen-vu"])

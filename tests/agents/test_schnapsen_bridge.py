@@ -64,6 +64,7 @@ def test_the_perspective_shows_what_the_view_shows():
     assert n > 400
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 @pytest.mark.parametrize(
     "spec", ["schnapsen:rand", "schnapsen:bully", "schnapsen:rdeep:num_samples=2,depth=2",
              "schnapsen:alphabeta:phase_one=rand", "schnapsen:minimax:phase_one=bully"])
@@ -83,6 +84,7 @@ def test_their_bots_play_in_sixtysix_v0(spec):
     env.close()
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_the_same_seed_gives_the_same_moves():
     def moves(seed):
         a = make_agent("schnapsen:rdeep:num_samples=3,depth=2", seed=seed)
@@ -98,6 +100,7 @@ def test_the_same_seed_gives_the_same_moves():
     assert moves(1) == moves(1)
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_unknown_bots_and_options_are_named():
     with pytest.raises(bridge.SchnapsenBridgeError) as e:
         make_agent("schnapsen:deepest")
@@ -116,6 +119,7 @@ def test_unknown_bots_and_options_are_named():
     assert "no_such_module_here" in str(e.value)
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_other_rules_are_refused_with_the_rules_it_plays():
     agent = make_agent("schnapsen:rand")
     view = player_view(new_hand(random.Random(0), rules="schnapsen"), 0)
@@ -194,6 +198,7 @@ def test_the_rebuilt_view_is_our_engines_view():
         assert s.is_terminal()
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_their_engine_plays_expert_and_a_shipped_network_against_rdeep():
     rng = random.Random(3)
     engine = sg.SchnapsenGamePlayEngine()

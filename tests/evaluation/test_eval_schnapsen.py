@@ -9,6 +9,7 @@ from sixtysix_env.evaluation.play import deal_deck
 from sixtysix_env.game.rules import make_rules
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 @pytest.mark.parametrize("rules", ["schnapsen", "schnapsen-vu"])
 def test_eval_plays_the_20_card_presets(rules):
     res = evaluate(["random", "heuristic"], deals=3, rules=rules, seed=1)
@@ -25,6 +26,7 @@ def _need_schnapsen():
     return pytest.importorskip("schnapsen.game", reason="the [schnapsen] extra is not installed")
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_the_referee_schnapsen_plays_paired_deals_in_their_engine():
     _need_schnapsen()
     run = [evaluate(["random", "schnapsen:rand"], deals=3, rules="schnapsen-vu", seed=5,
@@ -74,6 +76,7 @@ def test_a_referee_it_cannot_use_is_refused(kw, said):
     assert said in str(e.value)
 
 
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_the_command_line_referee(capsys):
     _need_schnapsen()
     from sixtysix_env.cli import main

@@ -100,6 +100,7 @@ def test_the_actor_gives_the_renamed_logits_for_a_renamed_position(privileged):
     assert np.abs(b[:, np.array(suit_relabelled_actions(PERMS[5]))] - a).max() > 1e-2
 
 
+@pytest.mark.slow  # an optimiser step; test_the_factored_pass_is_the_dense_layer_in_value_and_gradient stays
 def test_without_gradients_the_layer_follows_every_change_of_its_weights():
     """Rollouts reuse the gathered matrix (no gradient taken): after an optimiser step, a
     load and a write into the weights it gives what a fresh gather gives, never a stale one."""

@@ -229,6 +229,7 @@ def test_the_exported_actor_cannot_read_a_hidden_card_but_the_critic_does():
     assert not torch.allclose(va[differ], vb[differ])  # the critic reads them
 
 
+@pytest.mark.slow  # learns; test_critic_arch_sizes_the_value_network_alone[True-suits] saves and loads one
 def test_a_privileged_model_learns_saves_and_loads(tmp_path):
     from sixtysix_training.sb3.model_file import load_model
     from sixtysix_training.sb3.policy import PrivilegedCriticPolicy
@@ -246,7 +247,10 @@ def test_a_privileged_model_learns_saves_and_loads(tmp_path):
     assert loaded.observation_space.shape == (OBS_SIZE + PRIV_SIZE,) and x.shape[1] == OBS_SIZE + PRIV_SIZE
 
 
-@pytest.mark.parametrize("privileged, symmetry", [(False, None), (True, None), (True, "suits")])
+@pytest.mark.parametrize("privileged, symmetry", [  # each builds, saves and loads a model
+    pytest.param(False, None, marks=pytest.mark.slow), pytest.param(True, None, marks=pytest.mark.slow),
+    (True, "suits"),  # the fast lane's: privileged and symmetric at once
+])
 def test_critic_arch_sizes_the_value_network_alone(tmp_path, privileged, symmetry):
     """``critic_arch``: the value network gets its own hidden sizes, the actor keeps
     net_arch's (and so does the export); the model saves and loads with both."""

@@ -87,8 +87,10 @@ def test_the_environment_pages_keep_their_public_names():
 
 
 @pytest.mark.parametrize(
-    "imports", ["import gymnasium, sixtysix_env", "import sixtysix_env; import gymnasium",
-                "import sixtysix_env; import gymnasium.spaces; import gymnasium"]
+    "imports", ["import gymnasium, sixtysix_env",  # one interpreter in the fast lane
+                pytest.param("import sixtysix_env; import gymnasium", marks=pytest.mark.slow),
+                pytest.param("import sixtysix_env; import gymnasium.spaces; import gymnasium",
+                             marks=pytest.mark.slow)]
 )
 def test_gymnasium_make_works_after_import_in_any_order(imports):
     out = _run(

@@ -146,7 +146,8 @@ def test_the_documented_form_gives_no_warning_and_an_old_path_one_python_shows()
     assert "sixtysix_env.sixtysix_v0 moved to sixtysix_env.env.sixtysix_v0" in out.stderr
 
 
-@pytest.mark.parametrize("old", ["sixtysix_env.standings", "sixtysix_env.policy.standings"])
+@pytest.mark.parametrize("old", ["sixtysix_env.policy.standings",  # an interpreter each: one in the fast lane
+                                 pytest.param("sixtysix_env.standings", marks=pytest.mark.slow)])
 def test_python_m_on_an_old_path_runs_the_new_module(old):
     """Both paths the docs gave for writing the standings tables (0.1.0's, and the one of
     the folders until the reader got a room of its own)."""

@@ -42,6 +42,20 @@ def tiny_files(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def tiny_two_agents(tmp_path_factory):
+    """The files ``sixtysix benchmark random heuristic --protocol test-tiny --out-dir DIR``
+    writes, made once per test module: copy them before changing them."""
+    from sixtysix_env import cli
+
+    out = tmp_path_factory.mktemp("tiny-two") / "board"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(PROTOCOLS, TINY.name, TINY)
+        assert cli.main(["benchmark", "random", "heuristic", "--protocol", TINY.name,
+                         "--out-dir", str(out), "--no-progress"]) == 0
+    return out
+
+
 @pytest.fixture
 def tiny_board(tiny, tiny_files, tmp_path):
     """A copy of ``tiny_files`` of this test's own, the tiny protocol registered."""

@@ -103,12 +103,11 @@ def test_the_command_without_a_file_to_write_prints_its_row(tiny, capsys):
 
 
 @pytest.fixture
-def folder(tiny, tmp_path):
-    """A folder with the files of a full run of two agents."""
-    out = tmp_path / "board"
-    assert cli.main(["benchmark", "random", "heuristic", "--protocol", "test-tiny",
-                     "--out-dir", str(out), "--no-progress"]) == 0
-    return out
+def folder(tiny, tiny_two_agents, tmp_path):
+    """A folder with the files of a full run of two agents (played once per module, copied)."""
+    import shutil
+
+    return shutil.copytree(tiny_two_agents, tmp_path / "board")
 
 
 def _refusal(folder, capsys) -> str:

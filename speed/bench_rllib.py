@@ -59,12 +59,12 @@ def measure(
     cfg = load_config(config_path, [f"num_env_runners={runners}"], backend="rllib")
     if num_cpus is not None:
         cfg.rllib.num_cpus = num_cpus
-    torch.set_num_threads(cfg.train.torch_threads)  # as `sixtysix train` does
+    torch.set_num_threads(cfg.shared.torch_threads)  # as `sixtysix train` does
     init_ray(cfg)
     try:
-        pool = OpponentPool(cfg.train.baseline_weights, seed=cfg.train.seed)
+        pool = OpponentPool(cfg.shared.baseline_weights, seed=cfg.shared.seed)
         algo = build_algo(cfg, pool)
-        push(algo, pool, {}, cfg.rllib.self_weight, 1, cfg.train.seed)
+        push(algo, pool, {}, cfg.rllib.self_weight, 1, cfg.shared.seed)
         algo.train()  # warm-up: actors started, first batch, first update
         learner = env = 0
         prof = cProfile.Profile() if profile else None

@@ -26,6 +26,12 @@ CUSTOM = [
     make_rules("pagat66", min_stock_to_close=5, min_stock_to_exchange=3, going_out=40),
     make_rules("santase", marriage_after_close=False, failed_close_penalty="2-or-3",
                last_trick_bonus=20, match_target=3),
+    # The 20-card presets' switches on the 24-card deck, and the 20-card deck with closing
+    # and pending points together (a pending declarer's figures at a close).
+    make_rules("altmisalti", marriage_needs_trick=False, exchange_needs_trick=False,
+               marriage_points_pending=True, marriage_lead="king", last_trick_wins=True),
+    make_rules("schnapsen-vu", closing=True, min_stock_to_exchange=3, going_out=50,
+               opponent_totals_at="close", failed_close_penalty="3"),
 ]
 
 
@@ -47,7 +53,9 @@ def test_same_game_over_100000_hands(rules):
     # seats' on 3,000. `python -m sixtysix_env.batched.check` compares every observation.
     compare_random_hands(3_000, rules, seed=2, observe="both")
     compare_random_hands(7_000, rules, seed=3, observe="acting")
-    assert compare_random_hands(90_000, rules, seed=4, observe="none") > 90_000 * 15
+    # 15 decisions a hand at least with 24 cards (12 tricks), 13 with 20 (10 tricks).
+    least = PRESETS[rules].num_tricks + 3
+    assert compare_random_hands(90_000, rules, seed=4, observe="none") > 90_000 * least
 
 
 def test_the_comparison_can_fail():
@@ -84,6 +92,17 @@ def test_illegal_actions_are_refused_naming_the_game_and_nothing_changes():
     with pytest.raises(IllegalActionError, match="in game 2; legal actions: "):
         batch.apply(None, np.array(bad))
     assert np.array_equal(batch.S, before)
+
+
+def test_a_deck_of_the_wrong_size_for_the_rules_is_refused():
+    batch = BatchedHands(1, "schnapsen")
+    with pytest.raises(DeckError, match="1 decks of 20 cards are needed for the schnapsen rules"):
+        batch.deal(None, np.array([list(range(24))]), np.array([0]))
+    nine = [c for c in range(24) if c % 6][:19] + [0]
+    with pytest.raises(DeckError, match="deck 0 is not the schnapsen rules' 20 card ids"):
+        batch.deal(None, np.array([nine]), np.array([0]))
+    batch.deal(None, np.array([[c for c in range(24) if c % 6]]), np.array([0]))
+    assert bin(int(batch.S[0, 0])).count("1") == 5 and not batch.over()[0]
 
 
 def test_bad_decks_are_refused():

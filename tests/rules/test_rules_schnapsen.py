@@ -136,6 +136,7 @@ def test_nine_of_trumps_is_no_exchange_card_with_20_cards():
     )
 
 
+@pytest.mark.slow  # hundreds of random hands, each action twinned: the full suite
 @pytest.mark.parametrize(("rules", "legal"), [("schnapsen", False), ("schnapsen-vu", True)])
 def test_exchange_with_one_face_down_card_left(rules, legal):
     """``schnapsen``: not with one face-down card left (min_stock_to_exchange 2);
@@ -239,6 +240,7 @@ def test_closing_in_schnapsen_from_the_first_lead():
 # -- the last trick ------------------------------------------------------------------
 
 
+@pytest.mark.slow  # hundreds of random hands, each action twinned: the full suite
 @pytest.mark.parametrize("rules", SCHNAPSEN)
 def test_last_trick_wins_the_hand_for_one_point(rules):
     rng = random.Random(1)
@@ -281,6 +283,7 @@ def test_each_switch_alone_at_the_first_lead(base, switches, check):
     assert check(s)
 
 
+@pytest.mark.slow  # a hundred random hands, each action twinned: the full suite
 def test_last_trick_wins_and_pending_on_24_cards():
     rules = make_rules("altmisalti", last_trick_wins=True, marriage_points_pending=True)
     rng = random.Random(2)

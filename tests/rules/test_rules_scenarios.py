@@ -1028,7 +1028,7 @@ def test_well_formed_deck_forms():
     "make,allowed",
     [
         (lambda: make_rules("german66"), PRESETS),
-        (lambda: deal_from_deck(DEAL_ORDER, rules="schnapsen"), PRESETS),
+        (lambda: deal_from_deck(DEAL_ORDER, rules="bezique"), PRESETS),
         (lambda: Match("sixtysix"), PRESETS),
         (lambda: make_rules("pagat66", must_beat=True), SWITCHES),
         (lambda: make_rules({"preset": "santase", "marriage_after_closing": True}), SWITCHES),

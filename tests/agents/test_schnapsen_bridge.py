@@ -215,3 +215,26 @@ def test_their_engine_plays_expert_and_a_shipped_network_against_rdeep():
             RdeepBot(4, 2, random.Random(2)), SixtySixBot("sixtysix-ppo", seed=2), rng)
     assert points in (1, 2, 3)
     assert any(issubclass(w.category, RulesMismatchWarning) for w in caught)
+
+
+@pytest.mark.slow  # trains the package's MLPlayingBot model (a few seconds)
+def test_their_ml_bot_plays_here_from_its_model_file(tmp_path):
+    import gymnasium
+    from schnapsen.bots import MLDataBot, RandBot, train_ML_model
+
+    import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
+
+    engine, memory, model = sg.SchnapsenGamePlayEngine(), tmp_path / "replay.txt", tmp_path / "m"
+    for g in range(20):
+        engine.play_game(MLDataBot(RandBot(random.Random(g)), memory),
+                         MLDataBot(RandBot(random.Random(g + 99)), memory), random.Random(g))
+    train_ML_model(memory, model, "LR")
+    env = gymnasium.make("SixtySix-v0", rules="schnapsen-vu", opponent=f"schnapsen:ml:model={model}")
+    _, info = env.reset(seed=0)
+    term = trunc = False
+    while not (term or trunc):
+        _, _, term, trunc, info = env.step(next(a for a, ok in enumerate(info["action_mask"]) if ok))
+    assert term
+    with pytest.raises(bridge.SchnapsenBridgeError) as e:
+        make_agent(f"schnapsen:ml:model={tmp_path / 'absent'}")
+    assert "does not exist" in str(e.value)

@@ -407,6 +407,16 @@ def _user_bot(path: str, opts: dict[str, Any]):
     return bot
 
 
+def reseed(bot, rng: random.Random, depth: int = 2) -> None:
+    """Seed every ``random.Random`` the bot keeps (RandBot's, RdeepBot's, those of the bots it
+    holds) from ``rng``: its choices then follow the generator it is played with."""
+    for value in vars(bot).values():
+        if isinstance(value, random.Random):
+            value.seed(rng.getrandbits(64))
+        elif depth and callable(getattr(value, "get_move", None)):
+            reseed(value, rng, depth - 1)
+
+
 def known_bots() -> str:
     """The ``schnapsen:`` agents in words, for error messages."""
     return (
@@ -421,9 +431,9 @@ def known_bots() -> str:
 class SchnapsenAgent:
     """One of the ``schnapsen`` package's bots playing here (``schnapsen-vu`` rules only).
 
-    ``bot`` is a ``schnapsen.game.Bot``. ``seed`` seeds the random generator the bot is
-    built with (``rand``, ``bully``, ``rdeep``); the hidden cards of the deal it is shown
-    come from the ``rng`` :meth:`act` is given.
+    ``bot`` is a ``schnapsen.game.Bot``. At each decision the ``rng`` :meth:`act` is given
+    places the hidden cards of the deal the bot is shown and seeds the bot's own random
+    generators (:func:`reseed`), so the same generator gives the same move.
     """
 
     def __init__(self, bot, name: str | None = None) -> None:
@@ -460,6 +470,7 @@ class SchnapsenAgent:
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         perspective, leader_move = self.perspective(view, rng)
+        reseed(self.bot, rng)
         move = self.bot.get_move(perspective, leader_move)
         try:
             action = our_action(move)
@@ -476,7 +487,8 @@ class SchnapsenAgent:
 
 def make_schnapsen_agent(rest: str, opts: dict[str, Any]) -> SchnapsenAgent:
     """The agent ``schnapsen:REST`` names (``rest``: ``rdeep``, ``mybots:MyBot``), with
-    ``opts`` (``seed`` seeds the bot's own generator; the others go to the bot)."""
+    ``opts`` (``seed`` seeds the bot's own generator where it is built; the others go to
+    the bot)."""
     require_schnapsen(f"agent 'schnapsen:{rest}'")
     opts = dict(opts)
     seed = opts.pop("seed", 0)

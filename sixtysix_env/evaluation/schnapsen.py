@@ -29,6 +29,7 @@ from ..agents.schnapsen import (
     move_text,
     our_action,
     require_schnapsen,
+    reseed,
     sg,
     their_card,
 )
@@ -99,9 +100,7 @@ class _Seat:
 def _bot(agent: Agent, rng: random.Random, rules: RuleConfig):
     """The package's bot for ``agent`` in one game, drawing from ``rng``."""
     if isinstance(agent, SchnapsenAgent):
-        for value in vars(agent.bot).values():  # RandBot's rng, RdeepBot's __rand, ...
-            if isinstance(value, random.Random):
-                value.seed(rng.getrandbits(64))
+        reseed(agent.bot, rng)  # RandBot's rng, RdeepBot's __rand, ...
         return agent.bot
     bot = SixtySixBot(agent, rules=rules.name)
     bot.rng = rng

@@ -101,6 +101,18 @@ def test_the_same_seed_gives_the_same_moves():
 
 
 @pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
+def test_a_bot_built_once_follows_the_generator_it_is_given():
+    """The bot's own generators are seeded from act's rng: the same rng, the same move,
+    whatever the bot played before (an environment's seeded episodes replay)."""
+    agent = make_agent("schnapsen:rand")
+    s = new_hand(random.Random(3), rules=RULES)
+    view = player_view(s, s.current_player())
+    first = [agent.act(view, random.Random(k)) for k in range(12)]
+    assert [agent.act(view, random.Random(k)) for k in range(12)] == first
+    assert len(set(first)) > 1
+
+
+@pytest.mark.slow  # the package's bots import scikit-learn and Flask (2 s)
 def test_unknown_bots_and_options_are_named():
     with pytest.raises(bridge.SchnapsenBridgeError) as e:
         make_agent("schnapsen:deepest")

@@ -84,8 +84,9 @@ def _known_names() -> str:
     if shipped:
         text += f"; shipped policies: {', '.join(shipped)}"
     return text + (
-        "; or a policy file ending in .npz, an SB3 model ending in .zip, or an agent class "
-        "of your own as package.module:ClassName ('sixtysix agents' lists them all)"
+        "; or a policy file ending in .npz, an SB3 model ending in .zip, an agent class "
+        "of your own as package.module:ClassName, or a bot of the schnapsen package as "
+        "schnapsen:NAME ('sixtysix agents' lists them all)"
     )
 
 

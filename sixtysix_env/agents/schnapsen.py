@@ -489,16 +489,16 @@ def make_schnapsen_agent(rest: str, opts: dict[str, Any]) -> SchnapsenAgent:
     """The agent ``schnapsen:REST`` names (``rest``: ``rdeep``, ``mybots:MyBot``), with
     ``opts`` (``seed`` seeds the bot's own generator where it is built; the others go to
     the bot)."""
+    if rest not in BOTS and ":" not in rest:
+        raise SchnapsenBridgeError(f"unknown agent 'schnapsen:{rest}'; the schnapsen agents: "
+                                   f"{known_bots()}")
     require_schnapsen(f"agent 'schnapsen:{rest}'")
     opts = dict(opts)
     seed = opts.pop("seed", 0)
     if rest in BOTS:
         bot = _shipped_bot(rest, opts, random.Random(seed))
-    elif ":" in rest:
-        bot = _user_bot(rest, opts)
     else:
-        raise SchnapsenBridgeError(f"unknown agent 'schnapsen:{rest}'; the schnapsen agents: "
-                                   f"{known_bots()}")
+        bot = _user_bot(rest, opts)
     return SchnapsenAgent(bot, name=f"schnapsen:{rest}")
 
 

@@ -26,3 +26,20 @@ def test_sixtysix_bot_without_the_extra_names_it(monkeypatch):
     with pytest.raises(MissingExtraError) as e:
         schnapsen_bot.SixtySixBot("random")
     assert '.[schnapsen]' in str(e.value)
+
+
+def test_an_unknown_agent_names_the_schnapsen_bots():
+    from sixtysix_env.agents.registry import AgentSpecError
+
+    with pytest.raises(AgentSpecError) as e:
+        make_agent("rdeep")
+    assert "schnapsen:NAME" in str(e.value)
+
+
+def test_an_unknown_schnapsen_bot_lists_them(monkeypatch):
+    monkeypatch.setattr(bridge, "sg", None)  # named before the package is looked for
+    with pytest.raises(bridge.SchnapsenBridgeError) as e:
+        make_agent("schnapsen:deepest")
+    text = str(e.value)
+    assert "unknown agent 'schnapsen:deepest'" in text
+    assert "schnapsen:rdeep" in text and "schnapsen:package.module:ClassName" in text

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
-from ..game.cards import CARD_POINTS, SUIT_NAMES, SUITS, card_code
+from ..game.cards import CARD_POINTS, SUIT_NAMES, SUITS, card, card_code
 from ..game.engine import Close, Exchange, Marriage, Trick
 from .session import COMPUTER, HUMAN, GameSession, Step, moves, sort_hand
 from .wording import explain_result, narrate, points_breakdown, result_headline
@@ -147,7 +147,8 @@ def _hand_json(session: GameSession, view) -> dict[str, Any]:
         "moves": _moves_json(view, ms),
     }
     if any(m.kind == "exchange" for m in ms):
-        hand["exchange"] = {"give": card_code(ts * 6), "take": card_code(view.trump_card)}
+        give = card(ts, view.rules.exchange_rank)  # the trump 9, or jack with 20 cards
+        hand["exchange"] = {"give": card_code(give), "take": card_code(view.trump_card)}
     return hand
 
 

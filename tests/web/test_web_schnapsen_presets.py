@@ -21,6 +21,7 @@ def test_a_match_under_the_20_card_rules(rules):
     gid, rng = game["game_id"], random.Random(1)
     h = game["hand"]
     assert len(h["your_cards"]) == 5 and h["stock"]["size"] == 10
+    offered = []
     for _ in range(400):
         if game["match"]["over"]:
             break
@@ -28,7 +29,11 @@ def test_a_match_under_the_20_card_rules(rules):
             r = client.post(f"/api/games/{gid}/next", json={})
         else:
             moves = game["hand"]["moves"]
+            if "exchange" in game["hand"]:
+                offered.append(game["hand"]["exchange"]["give"])
             r = client.post(f"/api/games/{gid}/act", json={"action": rng.choice(moves)["action"]})
         assert r.status_code == 200, r.get_json()
         game = r.get_json()
     assert game["match"]["over"]
+    # The exchange button gives the trump jack (not a 9: there are none).
+    assert offered and all(code.startswith("J") for code in offered)

@@ -25,8 +25,9 @@ def test_vector_env_without_numba_names_the_extra(monkeypatch):
     env.reset(seed=0)
 
 
-@pytest.mark.parametrize("agents", [["sixtysix-ppo", "random"], ["heuristic", "sixtysix-ppo-v3"],
-                                    ["sixtysix-ppo-v3:deterministic=false", "heuristic"]])
+@pytest.mark.parametrize("agents", [  # a network against random, and a sampling one, in the fast lane
+    ["sixtysix-ppo", "random"], pytest.param(["heuristic", "sixtysix-ppo-v3"], marks=pytest.mark.slow),
+    ["sixtysix-ppo-v3:deterministic=false", "heuristic"]])
 def test_eval_figures_are_the_same_per_hand_and_in_lock_step(monkeypatch, agents):
     pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
     fast = []

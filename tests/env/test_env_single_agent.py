@@ -118,7 +118,9 @@ def test_lose_mode_ends_the_episode_with_the_penalty():
         SixtySixEnv(illegal_action="lose", illegal_reward=-1)
 
 
-@pytest.mark.parametrize("rules", sorted(PRESETS))
+@pytest.mark.parametrize("rules", [  # a 24-card and a 20-card preset in the fast lane
+    p if p in ("altmisalti", "schnapsen") else pytest.param(p, marks=pytest.mark.slow)
+    for p in sorted(PRESETS)])
 def test_episodes_mask_rewards_and_opponent(rules):
     opponent = LowestLegal()
     env = SixtySixEnv(opponent=opponent, rules=rules)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -35,6 +36,12 @@ def _clone(root: Path) -> Path:
     for page in (*PAGES, os.path.join("docs", "leaderboard.md")):
         shutil.copyfile(os.path.join(ROOT, page), root / page)
     os.remove(os.path.join(folder_of(str(root), "benchmark-v1"), f"{AGENT}.json"))
+    for result in Path(folder_of(ROOT, "benchmark-v1")).glob("*.json"):
+        agent = json.loads(result.read_text(encoding="utf-8")).get("agent", "")
+        if isinstance(agent, str) and os.path.isfile(os.path.join(ROOT, agent)):
+            # an agent named by its file (not a shipped name): the same file in the copy
+            os.makedirs(os.path.dirname(root / agent), exist_ok=True)
+            shutil.copyfile(os.path.join(ROOT, agent), root / agent)
     folders = str(root / "docs" / "benchmarks")
     write_tables([str(root / p) for p in PAGES], shipped_table(folder=folders))
     return root
@@ -63,7 +70,8 @@ def test_submitting_writes_the_figures_the_page_and_the_standings(tmp_path, monk
     monkeypatch.setattr(bench_pairs, "evaluate", no_play)  # every pair of AGENT is kept
     assert _submit(AGENT) == 0
     out = capsys.readouterr().out
-    assert "the leaderboard of 12 agents is in docs/leaderboard.md" in out
+    ranked = re.findall(r"^\| \d+ \| `", (clone / "README.md").read_text(encoding="utf-8"), re.M)
+    assert f"the leaderboard of {len(ranked)} agents is in docs/leaderboard.md" in out
     assert "the standings are in README.md and docs/benchmark.md" in out
     assert _checks(clone) == []
     for page in PAGES:  # its row is back in both tables

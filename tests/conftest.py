@@ -4,6 +4,7 @@
   not installed with the package).
 * ``two_blas_threads``: numpy's BLAS set to two threads for a test of
   :mod:`sixtysix_env.evaluation.blas`, put back afterwards.
+* Under xdist, one OpenMP/BLAS thread per worker unless ``OMP_NUM_THREADS`` says otherwise.
 * ``SIXTYSIX_CPU_TIMES=FILE``: each test file's CPU time written to FILE as JSON
   (tests/_cpu_time.py); unset, nothing is registered.
 * The ``ecosystem`` marker: every ``tests/ecosystem/test_ecosystem_*.py`` file sets it
@@ -14,12 +15,20 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
 from _cpu_time import register as _register_cpu_times
+
+# Under xdist the workers fill the cores already (-n 2 on 2 cores): one OpenMP/BLAS thread
+# each by default, where torch and numpy's BLAS would start a thread a core in every worker,
+# threads that spin while they wait for each other and took a third of the fast lane's CPU.
+# A test that asks for more threads gets them (two_blas_threads, torch.set_num_threads).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:

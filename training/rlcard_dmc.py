@@ -92,30 +92,9 @@ def train(savedir: str, rules: str = "altmisalti", seed: int = 0, total_frames: 
     saved under the learning locks, and a learner thread still waiting for a batch is
     left to end with the process (a daemon).
     """
-    import torch
-    from rlcard.agents.dmc_agent import utils
-
     s = _settings(settings)
-    env, action_shape, model = _env_and_model(rules, seed, list(s["mlp_layers"]),
-                                              s["exp_epsilon"])
-    T, n = s["unroll_length"], env.num_players
-    run = {"actor": model(), "learner": model(), "stats": {}, "frames": 0,
-           "stop": threading.Event(), "locks": [threading.Lock() for _ in range(n)],
-           "returns": [deque(maxlen=100) for _ in range(n)], "total": total_frames}
-    run["actor"].share_memory()
-    run["actor"].eval()
-    run["buffers"] = _float_buffers(utils.create_buffers(
-        T, s["num_buffers"], env.state_shape, action_shape, ["cpu"]))["cpu"]
-    run["optimizers"] = utils.create_optimizers(n, s["learning_rate"], 0, 1e-5, 0.99,
-                                                run["learner"])
-    ctx = torch.multiprocessing.get_context("spawn")
-    run["free"], run["full"] = ([ctx.SimpleQueue() for _ in range(n)] for _ in range(2))
-    for m in range(s["num_buffers"]):
-        for p in range(n):
-            run["free"][p].put(m)
-    actors = [ctx.Process(target=utils.act, daemon=True, args=(
-        i, "cpu", T, run["free"], run["full"], run["actor"], run["buffers"], env))
-        for i in range(s["num_actors"])]
+    run, actors = _new_run(s, rules, seed, total_frames)
+    T, n = s["unroll_length"], len(run["locks"])
     start = time.perf_counter()
     deadline = start + minutes * 60 if minutes is not None else float("inf")
     for actor in actors:
@@ -140,6 +119,35 @@ def train(savedir: str, rules: str = "altmisalti", seed: int = 0, total_frames: 
     return {"frames": run["frames"], "wall_time_s": round(wall, 1),
             "loss": [round(stats[f"loss_{p}"], 4) if f"loss_{p}" in stats else None
                      for p in range(n)]}
+
+
+def _new_run(s: dict[str, Any], rules: str, seed: int, total_frames: int) -> tuple[dict, list]:
+    """The run's shared state (models, optimizers, buffers, queues, locks) and its actor
+    processes, not started: RLCard's pieces set up as ``DMCTrainer.start()`` sets them up."""
+    import torch
+    from rlcard.agents.dmc_agent import utils
+
+    env, action_shape, model = _env_and_model(rules, seed, list(s["mlp_layers"]),
+                                              s["exp_epsilon"])
+    T, n = s["unroll_length"], env.num_players
+    run = {"actor": model(), "learner": model(), "stats": {}, "frames": 0,
+           "stop": threading.Event(), "locks": [threading.Lock() for _ in range(n)],
+           "returns": [deque(maxlen=100) for _ in range(n)], "total": total_frames}
+    run["actor"].share_memory()
+    run["actor"].eval()
+    run["buffers"] = _float_buffers(utils.create_buffers(
+        T, s["num_buffers"], env.state_shape, action_shape, ["cpu"]))["cpu"]
+    run["optimizers"] = utils.create_optimizers(n, s["learning_rate"], 0, 1e-5, 0.99,
+                                                run["learner"])
+    ctx = torch.multiprocessing.get_context("spawn")
+    run["free"], run["full"] = ([ctx.SimpleQueue() for _ in range(n)] for _ in range(2))
+    for m in range(s["num_buffers"]):
+        for p in range(n):
+            run["free"][p].put(m)
+    actors = [ctx.Process(target=utils.act, daemon=True, args=(
+        i, "cpu", T, run["free"], run["full"], run["actor"], run["buffers"], env))
+        for i in range(s["num_actors"])]
+    return run, actors
 
 
 def _learner(run: dict, p: int, T: int, B: int) -> None:

@@ -346,8 +346,15 @@ def _mode_and_count(
     return mode, count
 
 
-def _check_request(agents: Sequence[str | Agent], workers: int, address: str | None) -> None:
-    """At least two agents, at least one worker, and a reachable Ray address if one is given."""
+def _check_request(agents: Sequence[str | Agent], workers: int, address: str | None,
+                   referee: str = "sixtysix", rules: RuleConfig | None = None,
+                   mode: str = HAND) -> None:
+    """At least two agents, at least one worker, a reachable Ray address if one is given,
+    and a referee that plays these rules and this mode (:mod:`.schnapsen`)."""
+    if referee != "sixtysix":
+        from .schnapsen import check_referee
+
+        check_referee(referee, rules, mode)
     if len(agents) < 2:
         raise ValueError("an evaluation needs at least two agents")
     if workers < 1:
@@ -417,35 +424,26 @@ def evaluate(
 ) -> EvalResult:
     """Round robin of ``agents`` (names, ``name:key=value`` specs, policy files or agent objects).
 
-    Give ``deals`` (paired deals per pair: two hands each) or ``matches``
-    (paired match seeds per pair: two matches each), or equivalently
-    ``mode`` (``"hand"``/``"hands"`` or ``"match"``/``"matches"``) with
-    ``count``. With ``workers`` > 1 the deals are spread over processes
-    (agent objects must then be picklable); the figures do not depend on it.
-    ``address`` (``"auto"``, ``"host:port"``, ``"ray://host:port"``, or
-    ``"local"`` for a Ray started here; the commands' ``--address``, which
-    defaults to ``RAY_ADDRESS``) plays them as Ray tasks instead, ``workers`` at a time
-    (with ``workers=1``: as many as the cluster has CPUs), with the same
-    figures again (:mod:`.ray_pool`); an unreachable address fails at once.
-    ``json_path`` is this run's from the moment the run starts (every agent
-    built): a record of the run, marked incomplete, replaces the file there at
-    once, and the figures replace it as the run ends, also when it stops
-    early (each write whole or not at all). On Ctrl-C or SIGTERM the partial
-    result is returned with ``complete=False``; on an error (such as an
-    agent's illegal action) it is saved, attached to the exception as
-    ``partial_result``, and the exception is raised. Before the run starts
-    the file is left as it was: a bad agent spec raises, and a stop while the
-    agents are built returns a result whose ``stopped`` ends with
-    :data:`NOT_STARTED`, without writing it. ``referee="schnapsen"`` plays the paired
-    deals in the ``schnapsen`` package's engine instead of this project's
-    (:mod:`.schnapsen`; ``schnapsen-vu`` rules, deals only, the ``[schnapsen]`` extra).
+    Give ``deals`` (paired deals per pair: two hands each) or ``matches`` (paired match seeds
+    per pair: two matches each), or equivalently ``mode`` (``"hand"``/``"hands"`` or
+    ``"match"``/``"matches"``) with ``count``. With ``workers`` > 1 the deals are spread over
+    processes (agent objects must then be picklable); the figures do not depend on it.
+    ``address`` (``"auto"``, ``"host:port"``, ``"ray://host:port"``, or ``"local"`` for a Ray
+    started here; the commands' ``--address``, which defaults to ``RAY_ADDRESS``) plays them as
+    Ray tasks instead, ``workers`` at a time (with ``workers=1``: as many as the cluster has
+    CPUs), with the same figures again (:mod:`.ray_pool`); an unreachable address fails at once.
+    ``json_path`` is this run's from the moment the run starts (every agent built): a record of
+    the run, marked incomplete, replaces the file there at once, and the figures replace it as
+    the run ends, also when it stops early (each write whole or not at all). On Ctrl-C or
+    SIGTERM the partial result is returned with ``complete=False``; on an error (such as an
+    agent's illegal action) it is saved, attached to the exception as ``partial_result``, and
+    the exception is raised. Before the run starts the file is left as it was: a bad agent spec
+    raises, and a stop while the agents are built returns a result whose ``stopped`` ends with
+    :data:`NOT_STARTED`, without writing it. ``referee="schnapsen"``: the deals are played in
+    the ``schnapsen`` package's engine (:mod:`.schnapsen`, schnapsen-vu only).
     """
     mode, count = _mode_and_count(deals, matches, count, mode)
-    _check_request(agents, workers, address)
-    if referee != "sixtysix":
-        from .schnapsen import check_referee
-
-        check_referee(referee, make_rules(rules), mode)
+    _check_request(agents, workers, address, referee, make_rules(rules), mode)
     names = _unique_names(agents)
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     run = _Run(names, pairs, make_rules(rules), seed, mode, count, workers, address,

@@ -285,7 +285,7 @@ def _changes(view):
         ("must_beat_in_suit", not view.rules.must_beat_in_suit),
         ("marriage_after_close", not view.rules.marriage_after_close),
         ("close_on_first_lead", not view.rules.close_on_first_lead),
-        ("min_stock_to_close", view.rules.min_stock_to_close % 3 + 1),
+        ("closing", not view.rules.closing),
         ("min_stock_to_exchange", view.rules.min_stock_to_exchange % 3 + 1),
         ("failed_close_penalty", "3" if view.rules.failed_close_penalty != "3" else "2"),
         ("opponent_totals_at", "close" if view.rules.opponent_totals_at == "end" else "end"),
@@ -294,6 +294,10 @@ def _changes(view):
         ("last_trick_bonus", view.rules.last_trick_bonus + 1),
     ]:
         yield "rules." + switch, {"rules": view.rules.replace(**{switch: value})}
+    # Where the stock cannot be closed, how many cards a close would need is not in it.
+    yield "rules.min_stock_to_close", (
+        {"rules": view.rules.replace(min_stock_to_close=view.rules.min_stock_to_close % 3 + 1)}
+        if view.rules.closing else None)
 
 
 @pytest.mark.slow  # over a second: the full run, not the fast lane

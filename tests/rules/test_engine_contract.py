@@ -43,6 +43,7 @@ def test_a_planted_difference_in_the_batched_engine_fails_the_battery(monkeypatc
     """The kernels recompiled with a plain marriage worth 30: the battery's marriage
     scenario, run on both engines, names the difference."""
     monkeypatch.setattr(kn, "MARRIAGE_POINTS", 30)
+    monkeypatch.setattr(kn, "_declare", numba.njit(kn._declare.py_func))
     monkeypatch.setattr(kn, "apply_one", numba.njit(kn.apply_one.py_func))
     monkeypatch.setattr(kn, "apply_actions", numba.njit(kn.apply_actions.py_func))
     monkeypatch.setattr(scenarios, "deal_from_deck", twinned(scenarios.deal_from_deck))

@@ -92,6 +92,24 @@ def test_the_games_in_workers_are_the_games_in_one_process():
 
 
 @pytest.mark.slow
+def test_starting_the_workers_leaves_ctrl_c_to_the_training_process():
+    """AsyncVectorEnv builds one share in the training process to read its spaces: Ctrl-C
+    stays a KeyboardInterrupt there (a share ignores it only in a worker), and so in the
+    processes it starts later (a run's save tests failed after one in the same pytest)."""
+    import signal
+
+    from sixtysix_training.sb3.vec_env import WorkerSelfPlayVecEnv
+
+    before = signal.getsignal(signal.SIGINT)
+    cfg = _cfg("rollout_workers=2")
+    there = WorkerSelfPlayVecEnv(cfg, OpponentPool.from_config(cfg))
+    try:
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        there.close()
+
+
+@pytest.mark.slow
 def test_the_pools_changes_reach_the_workers():
     from sixtysix_training.sb3.vec_env import WorkerSelfPlayVecEnv
 

@@ -207,7 +207,10 @@ class _Share(gymnasium.Env):
 
     def __init__(self, cfg, index: int, n_games: int) -> None:
         # Ctrl-C reaches the whole process group: the training process saves and closes us.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # Only in a worker: a share built in the training process itself (a test's, or
+        # AsyncVectorEnv's dummy) must not leave Ctrl-C ignored there, nor in what it starts.
+        if mp.parent_process() is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         from sixtysix_env.evaluation.blas import one_blas_thread
 
         # One process per core: numpy's BLAS threads would only wait (for the process's life).

@@ -160,7 +160,7 @@ class SixtySixState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._dealer is None:
             return [(0, 0.5), (1, 0.5)]
-        left = sorted(set(range(NUM_CARDS)).difference(self._deck))
+        left = sorted(set(self._rules.deck_cards).difference(self._deck))
         p = 1.0 / len(left)
         return [(c, p) for c in left]
 
@@ -170,7 +170,7 @@ class SixtySixState(pyspiel.State):
                 self._dealer = action
                 return
             self._deck.append(action)
-            if len(self._deck) == NUM_CARDS:
+            if len(self._deck) == len(self._rules.deck_cards):  # 24, or 20 without the nines
                 self.engine = deal_from_deck(self._deck, self._dealer, self._rules)
             return
         self.moves.append((self.engine.current_player(), action))

@@ -58,7 +58,7 @@ def time_pairs(
     t0 = time.perf_counter()
     rules = make_rules(protocol.rules)
     built = {n: make_agent(n) for p in pairs for n in p}
-    start = deal_from_deck(deal_deck(protocol.hand_seed, 0), dealer=1, rules=rules)
+    start = deal_from_deck(deal_deck(protocol.hand_seed, 0, rules), dealer=1, rules=rules)
     for agent in built.values():
         agent.act(player_view(start, start.current_player()), random.Random(0))
     timed: dict[tuple[str, str], PairTiming] = {}

@@ -25,22 +25,22 @@ on stderr.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import time
 
-# numpy's BLAS (OpenBLAS in numpy's wheels) on one thread, set before numpy is imported, as
-# training keeps it; torch's threads are left as they are (they are part of what is timed).
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
+# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why);
+# torch's threads are left as they are, part of what is timed.
 _STARTED = time.perf_counter()
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit
+
+one_blas_thread(keep_torch_threads=True)
 
 import argparse
 import cProfile
 import re
 import subprocess
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -148,6 +148,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
-                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
+    say_how_long_at_exit(__file__, _STARTED)
     sys.exit(main())

@@ -26,18 +26,18 @@ on are shared.
 from __future__ import annotations
 
 import os
+import sys
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy is imported: one BLAS thread
+# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why).
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from sixtysix_env.util.scripts import one_blas_thread
+
+one_blas_thread()
 
 import argparse
 import platform
-import sys
 import time
 import warnings
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import gymnasium
 import torch

@@ -48,25 +48,21 @@ the defaults on 2 shared cores under load).
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import time
 
-# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
-# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
-# 23,582 to 1,522 steps/s under load without it).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"
+# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why).
 _STARTED = time.perf_counter()
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit
+
+one_blas_thread()
 
 import argparse
 import platform
 import random
 import statistics
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import gymnasium  # noqa: E402
 import numpy as np  # noqa: E402
@@ -315,9 +311,5 @@ def eval_section(deals: int) -> None:
 
 
 if __name__ == "__main__":
-    def _took(name: str) -> None:
-        print(f"{name} took {time.perf_counter() - _STARTED:.0f} s", file=sys.stderr)
-
-    # The name given now: by exit, this module's __file__ is gone (a NameError then).
-    atexit.register(_took, os.path.basename(__file__))
+    say_how_long_at_exit(__file__, _STARTED)
     main()

@@ -27,18 +27,16 @@ numpy is imported); it prints how long it took as it ends, on stderr.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import time
 
-# numpy's BLAS on one thread, set before numpy is imported: the figures are one core's, and
-# a busy machine does not make BLAS threads fight (bench_vector's per-row figure fell from
-# 23,582 to 1,522 steps/s under load without it).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"
+# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why).
 _STARTED = time.perf_counter()
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit
+
+one_blas_thread()
 
 import argparse
 
@@ -281,6 +279,5 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    atexit.register(lambda: print(f"{os.path.basename(__file__)} took "
-                                  f"{time.perf_counter() - _STARTED:.0f} s", file=sys.stderr))
+    say_how_long_at_exit(__file__, _STARTED)
     main()

@@ -7,8 +7,6 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from sixtysix_env import (
     PRESETS,
@@ -217,9 +215,9 @@ def test_match_ends_at_target_with_alternating_deal(rules):
         assert all(dealers[i] != dealers[i + 1] for i in range(len(dealers) - 1))
 
 
-@settings(max_examples=200, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), rules=st.sampled_from(PRESET_NAMES), depth=st.integers(0, 30))
-def test_view_roundtrip_anywhere(seed, rules, depth):
+def check_view_roundtrip(seed: int, rules: str, depth: int) -> None:
+    """Plays ``depth`` random actions from a seeded deal, then each seat's view survives a
+    determinization and counts its hand's points."""
     rng = random.Random(seed)
     s = new_hand(rng, dealer=seed % 2, rules=rules)
     for _ in range(depth):
@@ -232,3 +230,25 @@ def test_view_roundtrip_anywhere(seed, rules, depth):
         assert player_view(determinize(view, seed), seat) == view
         in_hand = [c for c in range(24) if view.hand >> c & 1]
         assert mask_points(view.hand) == sum(CARD_POINTS[c] for c in in_hand)
+
+
+def test_view_roundtrip_at_seeded_positions():
+    """The fast lane's sample of test_view_roundtrip_anywhere: every preset, depths 0 to 30."""
+    rng = random.Random(17)
+    for i in range(12 * len(PRESET_NAMES)):
+        check_view_roundtrip(rng.randrange(2**32), PRESET_NAMES[i % len(PRESET_NAMES)],
+                             rng.randrange(31))
+
+
+@pytest.mark.slow  # hypothesis's search; imported here, so that collecting the lane does not
+def test_view_roundtrip_anywhere():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=200, deadline=None)
+    @given(seed=st.integers(0, 2**32 - 1), rules=st.sampled_from(PRESET_NAMES),
+           depth=st.integers(0, 30))
+    def roundtrip(seed, rules, depth):
+        check_view_roundtrip(seed, rules, depth)
+
+    roundtrip()

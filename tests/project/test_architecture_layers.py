@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _source import parsed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,7 +114,7 @@ def _imported_folders(path: Path) -> list[tuple[int, str]]:
     imports for annotations only (``if TYPE_CHECKING:``) included."""
     parts = path.relative_to(ROOT / "sixtysix_env").parts
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if not isinstance(node, ast.ImportFrom):
             continue
         if node.level:

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from _source import parsed
 
 from sixtysix_env.agents import ExpertAgent, HeuristicAgent, make_agent
 
@@ -44,7 +45,7 @@ def test_only_the_engine_reads_the_state_layout():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "engine.py" and path.parent == PACKAGE / "game":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("engine"):
                 names = {a.name for a in node.names} & layout

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _source import parsed
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The engine's raw arrays: the lanes' fields, their stocks, the rule vector.
 RAW = {"S", "K", "R"}
@@ -19,10 +21,11 @@ def _outside_batched() -> list[Path]:
     return files + sorted((ROOT / "training").rglob("*.py"))
 
 
-def raw_uses(source: str, module: str = "") -> list[str]:
-    """Reads of the engine's raw arrays and imports of its kernels in ``source``."""
+def raw_uses(source: str | ast.Module, module: str = "") -> list[str]:
+    """Reads of the engine's raw arrays and imports of its kernels in ``source`` (its text,
+    or its tree)."""
     found = []
-    tree = ast.parse(source)
+    tree = ast.parse(source) if isinstance(source, str) else source
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and node.attr in RAW
                 and not (isinstance(node.value, ast.Name) and node.value.id == "re")):
@@ -51,7 +54,7 @@ def _module(path: Path) -> str:
 def test_nothing_outside_batched_reads_the_engines_arrays_or_kernels():
     bad = {}
     for path in _outside_batched():
-        uses = raw_uses(path.read_text(encoding="utf-8"), _module(path))
+        uses = raw_uses(parsed(path), _module(path))
         if uses:
             bad[str(path.relative_to(ROOT))] = uses
     assert not bad, f"use BatchedHands's named methods instead: {bad}"

@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from _source import parsed
 
 from sixtysix_env.util.moved import MOVED
 
@@ -197,7 +198,7 @@ def _imports_heavy(path: str) -> bool:
         base = folder.joinpath(*parts[1:i]) if folder else None
         for f in (base.with_suffix(".py"), base / "__init__.py") if base else ():
             if f.is_file():
-                return bool(_top_imports(ast.parse(f.read_text(encoding="utf-8"))) & set(HEAVY))
+                return bool(_top_imports(parsed(f)) & set(HEAVY))
     return False
 
 

@@ -106,8 +106,9 @@ class CpuTimes:
         path.write_text(json.dumps(self.summary(), indent=1) + "\n", encoding="utf-8")
 
 
-def register(config) -> None:
-    """Registers :class:`CpuTimes` when ``SIXTYSIX_CPU_TIMES`` names a file; nothing otherwise."""
+def register(config, warm=warm_up) -> None:
+    """Registers :class:`CpuTimes` when ``SIXTYSIX_CPU_TIMES`` names a file; nothing otherwise.
+    ``warm``: its warm-up (a test passes a stand-in: the real one imports torch and SB3)."""
     path = os.environ.get(ENV)
     if path:
-        config.pluginmanager.register(CpuTimes(path), "sixtysix-cpu-times")
+        config.pluginmanager.register(CpuTimes(path, warm=warm), "sixtysix-cpu-times")

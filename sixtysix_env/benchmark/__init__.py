@@ -6,8 +6,8 @@
     sixtysix leaderboard docs/benchmarks/benchmark-v1 -o docs/leaderboard.md
 
 :mod:`.protocol` fixes what is played (``benchmark-v1`` for the home rules,
-``santase-v1`` and ``pagat66-v1`` for the other presets: the ladder, the deal and match
-counts, the seeds, the Elo anchor); :mod:`.run` plays it
+``santase-v1``, ``pagat66-v1`` and ``schnapsen-vu-v1`` for the other presets: the ladder,
+the deal and match counts, the seeds, the Elo anchor); :mod:`.run` plays it
 (:func:`benchmark`, each pair once, resumable from a folder) and writes the
 versioned JSON; :mod:`.report` makes the Markdown rows and the leaderboard
 page; :mod:`.cli` and :mod:`.board` are the commands.
@@ -19,6 +19,7 @@ from .protocol import (
     PAGAT66_V1,
     PROTOCOLS,
     SANTASE_V1,
+    SCHNAPSEN_VU_V1,
     Protocol,
     get_protocol,
     protocol_for_rules,
@@ -39,6 +40,7 @@ __all__ = [
     "PAGAT66_V1",
     "PROTOCOLS",
     "SANTASE_V1",
+    "SCHNAPSEN_VU_V1",
     "BenchmarkFileError",
     "BenchmarkResult",
     "Opponent",

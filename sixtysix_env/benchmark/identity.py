@@ -1,5 +1,6 @@
 """What a benchmarked agent is: the file behind its spec and that file's SHA-256
-(:func:`agent_file`), and the recorded summary of a policy file (:func:`recorded_policy`)."""
+(:func:`agent_file`; for a bot of the ``schnapsen`` package, the package's name, version
+and code), and the recorded summary of a policy file (:func:`recorded_policy`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import copy
 import hashlib
 import importlib.util
 import os
+from pathlib import Path
 from typing import Any
 
-from ..agents.registry import FILE_SUFFIXES, parse_agent_spec
+from ..agents.registry import FILE_SUFFIXES, SCHNAPSEN_PREFIX, parse_agent_spec
 from ..policy.shipped import policy_summary, shipped_policies
 
 
@@ -21,9 +23,45 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def agent_file(spec: str) -> dict[str, str] | None:
-    """The file behind an agent spec (policy file, shipped policy, own module) and its hash."""
+def schnapsen_package() -> dict[str, str] | None:
+    """The ``schnapsen`` package's bots as an agent file: ``{"path": "schnapsen 0.0.5",
+    "sha256": ...}``, the hash of its Python files' names and bytes (the same for every
+    install of one release, wherever it is); None without the package."""
+    found = importlib.util.find_spec("schnapsen")
+    if found is None or not found.submodule_search_locations:
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("schnapsen")
+    except PackageNotFoundError:
+        release = "unknown version"
+    root = Path(next(iter(found.submodule_search_locations)))
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(_sha256(str(path)).encode() + b"\n")
+    return {"path": f"schnapsen {release}", "sha256": h.hexdigest()}
+
+
+def unknown_here(spec: str) -> bool:
+    """Whether ``spec`` is a bot of the ``schnapsen`` package and the package is not
+    installed here: its file cannot be read (nor its games played), only what was recorded."""
     name, _ = parse_agent_spec(spec)
+    return (name.startswith(SCHNAPSEN_PREFIX) and ":" not in name[len(SCHNAPSEN_PREFIX):]
+            and schnapsen_package() is None)
+
+
+def agent_file(spec: str) -> dict[str, str] | None:
+    """The file behind an agent spec (policy file, shipped policy, own module) and its hash:
+    for the ``schnapsen`` package's own bots (``schnapsen:rdeep``), the package
+    (:func:`schnapsen_package`); for a ``Bot`` of your own (``schnapsen:mybots:MyBot``),
+    its module's file."""
+    name, _ = parse_agent_spec(spec)
+    if name.startswith(SCHNAPSEN_PREFIX):
+        name = name[len(SCHNAPSEN_PREFIX):]
+        if ":" not in name:  # one of the package's bots
+            return schnapsen_package()
     shipped = shipped_policies().get(name)
     path: str | None = None
     if shipped is not None:

@@ -15,7 +15,7 @@ from ..ranking.standings import MAX_PAIR_BYTES, BenchmarkFileError, read_json
 from ..util.files import write_json
 from ..util.version import GAMES_VERSION
 from .filenames import file_stem
-from .identity import agent_file
+from .identity import agent_file, unknown_here
 from .protocol import Protocol
 from .schema import (
     COUNT,
@@ -139,13 +139,21 @@ class PairStore(dict):
         return os.path.join(self.folder,
                             f"{file_stem(key[0])}--{file_stem(key[1])}{quick}.json")
 
-    def _stamp(self, key: tuple[str, str]) -> dict[str, Any]:
+    def _stamp(self, key: tuple[str, str], kept: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The stamp of the pair ``key`` played here; compared with a ``kept`` pair's, the
+        file of a ``schnapsen`` package bot where the package is not installed is the kept
+        one (it cannot be read here, and the pair is only read: playing it needs the
+        package, which says so)."""
+        files = [agent_file(k) for k in key]
+        recorded = kept.get("files") if kept else None
+        if isinstance(recorded, list) and len(recorded) == 2:
+            files = [old if unknown_here(k) else f for k, f, old in zip(key, files, recorded)]
         return {
             "protocol": self.protocol.name,
             "quick": self.protocol.quick,
             "games_version": GAMES_VERSION,
             "agents": list(key),
-            "files": [agent_file(k) for k in key],
+            "files": files,
         }
 
     def __missing__(self, key: tuple[str, str]) -> PairRun:
@@ -166,7 +174,8 @@ class PairStore(dict):
         if not isinstance(data, dict) or not isinstance(data.get("stamp"), dict):
             raise self._refusal(path, "it is not a kept pair (a JSON object of its stamp, "
                                 "hands and matches)")
-        if _games_stamp(data["stamp"]) != self._stamp(key):
+        stamp = _games_stamp(data["stamp"])
+        if stamp != self._stamp(key, stamp):
             return False  # other games or another agent file: played again, replaced
         run = []
         deals, matches = self.protocol.counts(*key)

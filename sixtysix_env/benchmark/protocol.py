@@ -23,12 +23,21 @@ of this one.
 strongest network before one was trained for ``santase``) and ``expert``, the
 same counts, deals from seed 660011 and match seeds from 660012.
 ``pagat66-v1`` is the same again for the ``pagat66`` rules (matches to 7), with
-deals from seed 660021 and match seeds from 660022. A network trained for a
-preset is ranked on that preset's protocol (:func:`protocol_for_rules`).
+deals from seed 660021 and match seeds from 660022. ``schnapsen-vu-v1`` is the
+same for the ``schnapsen-vu`` rules (the ``schnapsen`` package's game, 20 cards, matches
+to 7), with deals from seed 660031 and match seeds from 660032, and the package's own bots
+on its ladder: ``random``, ``schnapsen:bully``, ``heuristic``,
+``schnapsen:rdeep:num_samples=16,depth=4``, ``sixtysix-ppo-v5`` (the strongest network
+before one was trained for ``schnapsen-vu``) and ``expert``; ``expert`` and the rdeep bot
+(both a search: milliseconds a decision) play the search counts. Running a pair with a
+``schnapsen:`` rung needs that package (the ``[schnapsen]`` extra); reading the committed
+figures does not. A network trained for a preset is ranked on that preset's protocol
+(:func:`protocol_for_rules`).
 
-The seeds 660001, 660002, 660011, 660012, 660021 and 660022 are used by no training config
-and no selection in this repository, so a shipped network is not measured on
-deals it was chosen on. ``--quick`` plays the first 100 deals and 10 match seeds against
+The seeds 660001, 660002, 660011, 660012, 660021, 660022, 660031 and 660032 are used by no
+training config and
+no selection in this repository, so a shipped network is not measured on deals it was
+chosen on. ``--quick`` plays the first 100 deals and 10 match seeds against
 each rung (10 deals and 2 match seeds against the search bots): a smoke
 test and a first look, not figures to cite.
 """
@@ -103,8 +112,23 @@ SANTASE_V1 = Protocol(
 PAGAT66_V1 = replace(SANTASE_V1, name="pagat66-v1", rules="pagat66",
                      hand_seed=660021, match_seed=660022)
 
+#: The package's rdeep bot as the issue measured it (``RdeepBot(16, 4)``).
+SCHNAPSEN_RDEEP = "schnapsen:rdeep:num_samples=16,depth=4"
+
+SCHNAPSEN_VU_V1 = replace(
+    SANTASE_V1,
+    name="schnapsen-vu-v1",
+    rules="schnapsen-vu",
+    ladder=("random", "schnapsen:bully", "heuristic", SCHNAPSEN_RDEEP, "sixtysix-ppo-v5",
+            "expert"),
+    search=frozenset({SCHNAPSEN_RDEEP, "expert"}),
+    hand_seed=660031, match_seed=660032,
+)
+
 #: Every protocol by name; ``benchmark-v1`` (the home rules) is the default.
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (BENCHMARK_V1, SANTASE_V1, PAGAT66_V1)}
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p for p in (BENCHMARK_V1, SANTASE_V1, PAGAT66_V1, SCHNAPSEN_VU_V1)
+}
 DEFAULT_PROTOCOL = BENCHMARK_V1.name
 
 

@@ -1,6 +1,6 @@
 """What keeping the solver's tables for a decision saves the search bots (issue 12).
 
-    python speed/expert_kept_tables.py [--agent expert] [--decisions 150] [--seed 5]
+    python -m research.expert_kept_tables [--agent expert] [--decisions 150] [--seed 5]
 
 Collects decisions with a choice from seeded heuristic-vs-heuristic hands,
 then has the agent decide each one twice, alternating: with its solver's

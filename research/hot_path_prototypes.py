@@ -16,8 +16,8 @@ same work, the part of a step that every environment step pays for:
 Marriages, the exchange, the close and the scoring are left out of both: they
 add the same kind of work to each. Run::
 
-    python speed/hot_path_prototypes.py            # N = 1024 and 8192
-    python speed/hot_path_prototypes.py --lanes 4096 --seconds 3
+    python -m research.hot_path_prototypes            # N = 1024 and 8192
+    python -m research.hot_path_prototypes --lanes 4096 --seconds 3
 
 It prints the steps per second of each and the ratio.
 

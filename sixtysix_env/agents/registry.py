@@ -223,15 +223,20 @@ def _parse_options(spec: str, opts: str) -> dict[str, Any]:
     return kwargs
 
 
+def import_from_here(module_name: str):
+    """``importlib.import_module``, with the current folder's modules found from the command
+    line too, as uvicorn does for module:app (a console script's sys.path starts with its bin
+    folder, not the current folder, where ``python -m`` would look)."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(module_name)
+
+
 def _import_factory(name: str) -> Callable[..., Agent]:
     """The class (or callable) that ``"package.module:Class"`` names, imported."""
     module_name, _, attr = name.partition(":")
-    # As uvicorn does for module:app: the current folder's modules are found from the
-    # command line too (a console script's sys.path starts with its bin folder).
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        module = import_from_here(module_name)
     except ImportError as e:
         raise AgentSpecError(
             f"agent {name!r}: cannot import the module {module_name!r} ({e}); an agent of your "

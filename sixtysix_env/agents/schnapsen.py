@@ -22,7 +22,6 @@ It needs the package, the ``[schnapsen]`` extra: ``pip install "sixtysix[schnaps
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -383,9 +382,11 @@ BOTS: dict[str, dict[str, Any]] = {
 
 
 def _user_bot(path: str, opts: dict[str, Any]):
+    from .registry import import_from_here
+
     module_name, _, attr = path.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = import_from_here(module_name)
     except ImportError as e:
         raise SchnapsenBridgeError(
             f"agent 'schnapsen:{path}': cannot import the module {module_name!r} ({e})"

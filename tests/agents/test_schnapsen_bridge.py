@@ -167,6 +167,23 @@ def test_a_users_bot_by_module_and_class_and_its_illegal_move(monkeypatch):
     assert "legal moves:" in text
 
 
+def test_a_users_bot_is_found_in_the_current_folder(tmp_path, monkeypatch):
+    """From the command line too (a console script's sys.path starts with its bin folder),
+    as the project's own module:Class agents are."""
+    (tmp_path / "mybot_cwd_for_test.py").write_text(
+        "from schnapsen.bots import RandBot\n"
+        "class MyBot(RandBot):\n"
+        "    def __init__(self, seed: int = 0):\n"
+        "        import random\n"
+        "        super().__init__(random.Random(seed))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "mybot_cwd_for_test", raising=False)
+    agent = make_agent("schnapsen:mybot_cwd_for_test:MyBot:seed=3")
+    assert agent.name == "schnapsen:mybot_cwd_for_test:MyBot"
+
+
 def _their_game(bot1, bot2, seed):
     """Their engine plays a game; returns (our deck of its deal, the actions played)."""
     played = []

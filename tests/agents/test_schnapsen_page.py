@@ -106,8 +106,8 @@ def _eval_argv(json_path: str) -> list[str]:
     """The page's ``sixtysix eval`` command, with 2 deals, as the CLI's main takes it."""
     (block,) = _blocks("Evaluate your Bot", "bash")
     argv = shlex.split(block)
-    assert argv[:3] == ["PYTHONPATH=.", "sixtysix", "eval"], argv  # mybot.py from the folder
-    argv = argv[2:]
+    assert argv[:2] == ["sixtysix", "eval"], argv  # mybot.py from the current folder
+    argv = argv[1:]
     at = argv.index("--deals")
     assert argv[at + 1] == "200"
     argv[at + 1] = "2"

@@ -4,6 +4,7 @@
     sixtysix export runs/quickstart --which latest -o latest.npz
     sixtysix export runs/quickstart/best/model.zip -o best.npz --eval-deals 2000
     sixtysix export my_sb3_model.zip -o my_model.npz    # any SB3 model of docs/ecosystem.md
+    sixtysix export my_sb3_model.zip --rules schnapsen-vu -o my_model.npz   # trained for a preset
     sixtysix export runs/quickstart --format onnx -o quickstart.onnx   # docs/onnx.md
     sixtysix export sixtysix-ppo-v4 --format onnx -o v4.onnx   # a policy file or shipped name
 
@@ -22,8 +23,12 @@ import argparse
 import os
 import sys
 
+from sixtysix_env.game.rules import PRESETS
+
 from .common.figures import add_export_evaluation_arguments
-from .config.loader import config_backend
+from .common.runs import find_model
+from .config.loader import config_backend, read_config_values
+from .config.options import ConfigError
 
 __all__ = ["add_arguments", "run"]
 
@@ -53,6 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for a run folder: its best model (default) or its latest",
     )
     parser.add_argument("--name", help="name of the policy (default: the output file's stem)")
+    parser.add_argument(
+        "--rules",
+        choices=sorted(PRESETS),
+        help="the rule preset a model saved outside a run (.zip) was trained for, recorded in "
+        "the policy file (default altmisalti); a run's own config names its rules, and a "
+        "different --rules is refused",
+    )
     parser.add_argument(
         "--plain",
         action="store_true",
@@ -120,7 +132,37 @@ def _run_onnx(args: argparse.Namespace) -> int:
     print(summary_line(out, props))
     return 0
 
+def _rules_refusal(args: argparse.Namespace) -> str | None:
+    """Why ``--rules`` cannot apply here (None: it can, or it was not given): a run's config
+    names its own rules; a policy file (.npz) or shipped name records them already."""
+    given = getattr(args, "rules", None)
+    if given is None:
+        return None
+    is_zip = os.path.isfile(args.model) and args.model.endswith(".zip")
+    if not (os.path.isdir(args.model) or is_zip):
+        return (f"--rules applies to a model saved outside a run (.zip); {args.model!r} records "
+                "its own rules")
+    try:
+        _, folder = find_model(args.model, args.which)
+    except FileNotFoundError:
+        return None  # the export itself says what is missing
+    if folder is not None:
+        try:
+            values, _ = read_config_values(os.path.join(folder, "config.yaml"))
+        except ConfigError:
+            return None  # the export itself says what is wrong with the run
+        trained = values.get("rules", "altmisalti")
+        if trained != given:
+            return (f"--rules {given}: the run {folder} was trained for {trained!r} (its "
+                    "config.yaml); leave --rules out for a run's model")
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    refusal = _rules_refusal(args)
+    if refusal is not None:
+        print(f"sixtysix export: {refusal}", file=sys.stderr)
+        return 2
     if getattr(args, "format", "npz") == "onnx":
         return _run_onnx(args)
     if not args.output.endswith(".npz"):

@@ -20,15 +20,14 @@ depth=4``) and a ``schnapsen.game.Bot`` of your own ``schnapsen:package.module:C
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from ..policy.shipped import shipped_policies
 from ..util.errors import SixtySixError
+from ..util.importing import import_from_here
 from .base import Agent, RandomAgent
 from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent
@@ -221,15 +220,6 @@ def _parse_options(spec: str, opts: str) -> dict[str, Any]:
             )
         kwargs[key.strip()] = _parse_value(value)
     return kwargs
-
-
-def import_from_here(module_name: str):
-    """``importlib.import_module``, with the current folder's modules found from the command
-    line too, as uvicorn does for module:app (a console script's sys.path starts with its bin
-    folder, not the current folder, where ``python -m`` would look)."""
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    return importlib.import_module(module_name)
 
 
 def _import_factory(name: str) -> Callable[..., Agent]:

@@ -34,6 +34,7 @@ from ..game.events import Exchange, Marriage, Trick
 from ..game.rules import RuleConfig, make_rules
 from ..game.view import PlayerView, hidden_places
 from ..util.errors import SixtySixError
+from ..util.importing import import_from_here
 
 try:
     from schnapsen import game as sg
@@ -382,8 +383,6 @@ BOTS: dict[str, dict[str, Any]] = {
 
 
 def _user_bot(path: str, opts: dict[str, Any]):
-    from .registry import import_from_here
-
     module_name, _, attr = path.partition(":")
     try:
         module = import_from_here(module_name)

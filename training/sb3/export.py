@@ -86,11 +86,13 @@ def export_model(
     eval_seed: int = 7,
     eval_workers: int = 1,
     plain: bool = False,
+    rules: str | None = None,
 ) -> dict[str, Any]:
     """Export ``model_path`` to ``out``; returns the metadata record written.
 
     A run's policy is written as the run evaluated it (its option ``play_symmetry``);
-    ``plain`` writes the actor alone (one forward pass per decision)."""
+    ``plain`` writes the actor alone (one forward pass per decision). ``rules``: the preset
+    a model outside a run was trained for (a run's config names its own)."""
     cfg: TrainConfig | None = None
     summary: dict = {}
     run_eval: dict = {}
@@ -103,7 +105,7 @@ def export_model(
     network = network_from_policy(model.policy)
     if cfg is not None and not plain:  # as the run evaluated it (option play_symmetry)
         network = network.with_symmetry(cfg.shared.play_symmetry)
-    rules = cfg.shared.rules if cfg is not None else "altmisalti"
+    rules = cfg.shared.rules if cfg is not None else (rules or "altmisalti")
     name = name or os.path.splitext(os.path.basename(out))[0]
     record: dict[str, Any] = {
         "name": name,
@@ -180,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
                 args.eval_opponents,
                 args.eval_seed,
                 args.workers,
+                rules=getattr(args, "rules", None) or "altmisalti",
             )
         else:
             record = export_model(
@@ -192,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
                 args.eval_seed,
                 args.workers,
                 args.plain,
+                rules=getattr(args, "rules", None),
             )
     except (FileNotFoundError, ExportError, ModelFileError, SB3ModelError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)

@@ -188,6 +188,12 @@ def test_the_training_blocks_train_play_and_export_a_bot(schnapsen, folder):
         scope = _run(play, name="the model as a Bot")
         assert scope["game_points"] in (1, 2, 3)
         assert str(scope["winner"]) in ("my-ppo", "rdeep")
+        (command,) = _blocks("Train an RL agent for the platform", "bash")
+        argv = shlex.split(command)
+        assert argv[:2] == ["sixtysix", "export"], argv
+        from sixtysix_env.cli import main
+
+        assert main(argv[1:]) == 0
         bot = _run(export, name="export")["bot"]
         # the file records schnapsen-vu: a game with it gives no rules warning
         engine = schnapsen.SchnapsenGamePlayEngine()

@@ -19,9 +19,6 @@ import pytest
 pytestmark = pytest.mark.slow  # a real browser: the full lane only
 
 pytest.importorskip("flask", reason="the web mode needs Flask (the [play] extra)")
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright's Python package is not installed"
-)
 
 from werkzeug.serving import make_server
 
@@ -68,6 +65,11 @@ def server():
 
 @pytest.fixture(scope="module")
 def page(server, tmp_path_factory):
+    # Imported here, not at the top: collecting the fast lane, which leaves these tests out,
+    # imported Playwright in each worker.
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright's Python package is not installed"
+    )
     if CHROMIUM is None:
         msg = "Chromium is not installed (Debian: apt-get install chromium)"
         if os.environ.get("CI"):

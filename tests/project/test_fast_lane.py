@@ -190,8 +190,9 @@ def test_cpu_times_sums_each_file_its_collection_and_its_tests(tmp_path, monkeyp
 
 
 def test_cpu_times_is_registered_only_when_asked(monkeypatch):
-    """Registered with a stand-in warm-up: the real one (torch, SB3 and an optimiser step)
-    cost this test 3.8 s of CPU in a lane that imports SB3 nowhere else."""
+    """Registered with a stand-in warm-up: the real one (torch, SB3 and an optimiser step,
+    3.4 s of CPU in one process) was paid by the worker this test ran in, which imports SB3
+    otherwise only if it also runs the training tests."""
     from _cpu_time import register
 
     class Manager:

@@ -13,7 +13,7 @@ from .estimate import estimate_evaluation
 from .ray_pool import RayAddressError, check_address, ray_address
 from .report import print_table
 from .result import EvalResult
-from .runner import NOT_STARTED, evaluate, sigterm_as_interrupt, stop_reason
+from .runner import NOT_STARTED, check_json_path, evaluate, sigterm_as_interrupt, stop_reason
 
 
 def agent_names_help() -> str:
@@ -164,6 +164,11 @@ def _say_estimate(args: argparse.Namespace, kw: dict[str, int]) -> int | None:
     known here)."""
     if args.address or getattr(args, "referee", "sixtysix") != "sixtysix":
         return None
+    if args.json:
+        try:  # a file that cannot be written is refused before the timing, not after it
+            check_json_path(args.json)
+        except ValueError:
+            return None
     try:
         with sigterm_as_interrupt():
             est = estimate_evaluation(args.agents, rules=args.rules, seed=args.seed,

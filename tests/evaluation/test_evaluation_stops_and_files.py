@@ -162,6 +162,7 @@ def test_json_into_a_missing_folder_is_refused_before_playing(tmp_path):
     assert proc.returncode == 2
     assert "does not exist" in proc.stderr and str(target.parent) in proc.stderr
     assert "gp/hand" not in proc.stdout  # nothing was played
+    assert "estimate" not in proc.stderr  # nor timed for an estimate first
     assert not (tmp_path / "missing").exists()
 
 

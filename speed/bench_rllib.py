@@ -18,9 +18,8 @@ Figures depend on the machine and its load: on a shared machine run it
 twice. On 2 cores, remote env runners share the cores with the learner in
 the driver, so 2 runners cannot go much beyond 1; see docs/rllib.md.
 
-numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
-imported; torch's threads are left as they are); it prints how long it took as it ends,
-on stderr.
+numpy's BLAS on one thread (torch's threads as they are) and how long it took, on stderr:
+:mod:`sixtysix_env.util.scripts`.
 """
 
 from __future__ import annotations
@@ -29,10 +28,9 @@ import os
 import sys
 import time
 
-# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why);
-# torch's threads are left as they are, part of what is timed.
 _STARTED = time.perf_counter()
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
 from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit
 
 one_blas_thread(keep_torch_threads=True)
@@ -41,8 +39,6 @@ import argparse
 import cProfile
 import re
 import subprocess
-
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def measure(

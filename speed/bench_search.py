@@ -12,8 +12,7 @@ played the same games (the same game points in every deal). The compiled functio
 loaded (or compiled) before the timing starts. Figures depend on the machine's load: run
 it on an otherwise idle core and quote the ratios.
 
-numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
-numpy is imported); it prints how long it took as it ends, on stderr.
+numpy's BLAS on one thread and how long it took, on stderr: :mod:`sixtysix_env.util.scripts`.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ import os
 import sys
 import time
 
-# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why).
 _STARTED = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit

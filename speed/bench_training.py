@@ -30,9 +30,8 @@ their dense matrices in the PPO update too
 With ``--compare batched_games=true`` that is the training of before issue
 50 (games one at a time, the dense product) against today's.
 
-numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
-imported; torch's threads are left as they are); it prints how long it took as it ends,
-on stderr.
+numpy's BLAS on one thread (torch's threads as they are) and how long it took, on stderr:
+:mod:`sixtysix_env.util.scripts`.
 """
 
 from __future__ import annotations
@@ -41,10 +40,9 @@ import os
 import sys
 import time
 
-# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why);
-# torch's threads are left as they are, part of what is timed.
 _STARTED = time.perf_counter()
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
 from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit
 
 one_blas_thread(keep_torch_threads=True)
@@ -54,7 +52,6 @@ import contextlib
 import platform
 import statistics
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_THREADS = 0  # torch's default thread count, read before any run changes it
 
 

@@ -7,8 +7,7 @@ time of a ``POST /api/games/ID/act``, the computer's answer included.
 ``--min-think`` is the least time a computer move takes (``sixtysix serve``
 uses 0.4 s; 0 measures the server's own cost).
 
-numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1`` and the like, set before
-numpy is imported); it prints how long it took as it ends, on stderr.
+numpy's BLAS on one thread and how long it took, on stderr: :mod:`sixtysix_env.util.scripts`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import os
 import sys
 import time
 
-# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why).
 _STARTED = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit

@@ -11,9 +11,8 @@ RLlib and AgileRL blocks with the interpreter of their own environment).
     python speed/time_recipes.py --only Tianshou --threads default --timeout 600
     .venv-rllib/bin/python speed/time_recipes.py --only RLlib
 
-numpy's BLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set before numpy is
-imported; torch's threads are left as they are); it prints how long it took as it ends,
-on stderr.
+numpy's BLAS on one thread (torch's threads as they are) and how long it took, on stderr:
+:mod:`sixtysix_env.util.scripts`.
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ import os
 import sys
 import time
 
-# numpy's BLAS on one thread before numpy is imported (sixtysix_env.util.scripts says why);
-# torch's threads are left as they are, part of what is timed.
 _STARTED = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from sixtysix_env.util.scripts import one_blas_thread, say_how_long_at_exit

@@ -11,12 +11,16 @@
   (``pytestmark``), and when the ``-m`` expression leaves those tests out (the fast lane, ``-m "not
   slow and not ecosystem"``), their files are not even imported, so collecting
   the suite imports no third-party RL library.
+* A test that leaves Ctrl-C's or SIGTERM's handler changed (ignored, say) fails, naming
+  itself, and the handler is put back: the tests after it in the same process (the save
+  signals' tests) would otherwise fail instead, far from the cause.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -40,6 +44,23 @@ ECOSYSTEM_FILES = "test_ecosystem_"
 
 def pytest_configure(config):
     _register_cpu_times(config)
+
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_put_back():
+    before = {s: signal.getsignal(s) for s in _HELD}
+    yield
+    changed = {s: signal.getsignal(s) for s in _HELD if signal.getsignal(s) != before[s]}
+    for s in changed:
+        signal.signal(s, before[s])
+    assert not changed, (
+        "this test left the handler of "
+        + ", ".join(f"{signal.Signals(s).name} as {h!r}" for s, h in changed.items())
+        + " (it was put back): restore it where it is changed"
+    )
 
 
 @pytest.fixture

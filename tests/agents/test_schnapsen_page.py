@@ -26,8 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "schnapsen.md"
-MARK = "<!-- schnapsen-vu network -->"
-NETWORK = "sixtysix-ppo-v5"
+NETWORK = "sixtysix-ppo-schnapsen-vu"
 
 
 def _text() -> str:
@@ -65,30 +64,16 @@ def folder(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
-def _units(text: str) -> list[str]:
-    """The page's paragraphs and list items (a fenced block with the line before it counts as
-    one)."""
-    units, current, fence = [], [], False
-    for line in text.splitlines():
-        if line.startswith("```"):
-            fence = not fence
-        if not fence and not line.startswith("```") and (not line.strip() or line.startswith("- ")):
-            if current:
-                units.append("\n".join(current))
-            current = [line] if line.strip() else []
-            continue
-        current.append(line)
-    return units + (["\n".join(current)] if current else [])
+def test_the_network_the_page_names_is_the_one_shipped_for_these_rules():
+    """Every place that names a network names the one trained for schnapsen-vu, which
+    ships with the package and records the preset (no rules warning on this page)."""
+    from sixtysix_env.policy.shipped import shipped_policies, trained_preset
 
-
-def test_every_place_that_names_the_network_is_marked_for_the_schnapsen_vu_one():
-    """Switching to the schnapsen-vu network is one edit: each paragraph, list item and
-    block naming it carries the marker."""
+    assert NETWORK in shipped_policies()
+    assert trained_preset(NETWORK) == "schnapsen-vu"
     text = _text()
-    named = [u for u in _units(text) if NETWORK in u]
-    assert len(named) >= 4  # the eval command, its list item, the tournament, the GUI
-    unmarked = [u for u in named if MARK not in u]
-    assert not unmarked, f"mark these with {MARK}: {unmarked}"
+    assert text.count(NETWORK) >= 4  # the eval command, its list item, the tournament, the GUI
+    assert "sixtysix-ppo-v5" not in text
 
 
 def test_the_install_block_names_extras_that_exist():

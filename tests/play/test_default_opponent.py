@@ -10,9 +10,18 @@ from sixtysix_env.ranking.standings import strongest
 
 
 def test_every_shipped_network_records_its_preset():
+    from sixtysix_env.game.rules import PRESETS
+
     for name in shipped_names():
-        assert trained_preset(name) in ("altmisalti", "pagat66", "santase"), name
+        assert trained_preset(name) in PRESETS, name
     assert set(networks_for("altmisalti")) <= set(shipped_names())
+    assert networks_for("schnapsen-vu") == ["sixtysix-ppo-schnapsen-vu"]
+
+
+def test_the_schnapsen_vu_network_is_the_default_opponent_under_its_rules():
+    assert default_opponent("schnapsen-vu") == "sixtysix-ppo-schnapsen-vu"
+    assert GameSession(rules="schnapsen-vu", seed=1,
+                       min_think_seconds=0).opponent_name == "sixtysix-ppo-schnapsen-vu"
 
 
 def test_the_leaderboards_network_under_its_own_rules():

@@ -18,28 +18,21 @@ from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE
 from ..game.cards import (
     ACE,
     ALL_CARDS,
-    CARD_POINTS,
-    HIGHER_IN_SUIT,
     KING,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
     QUEEN,
-    QUEEN_KING,
-    SUIT_MASK,
     TEN,
 )
 from ..game.rules import MARRIAGE_POINTS, TRUMP_MARRIAGE_POINTS
 from . import kernels as kn
+from .kernels import _HIGHER, _POINTS, _QUEEN_KING, _SUIT  # the card tables, built once
 
 _jit = numba.njit(cache=True, nogil=True)
 
-_SUIT = np.array(SUIT_MASK, np.int64)
-_HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
-_POINTS = np.array(CARD_POINTS, np.int64)
 _TRUMP_FUTURE = np.array((4, 6, 8, 8, 12, 14), np.int64)
 _TOP_DOWN = np.array((5, 4, 3, 2, 1, 0), np.int64)  # ACE, TEN, KING, QUEEN, JACK, NINE
-_QUEEN_KING = np.array(QUEEN_KING, np.int64)
 
 
 @_jit

@@ -59,19 +59,15 @@ import numpy as np
 from ..game.actions import CLOSE, EXCHANGE, FIRST_MARRIAGE, marriage_action
 from ..game.cards import (
     ALL_CARDS,
-    CARD_POINTS,
-    HIGHER_IN_SUIT,
     KING,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
     PARTNER_BIT,
-    SUIT_MASK,
 )
 from ..game.engine import State
 from ..game.events import Exchange, Marriage, Trick
 from ..game.rules import (
-    BEATS,
     ONE_POINT_TOTAL,
     RuleConfig,
     counted_total,
@@ -82,6 +78,7 @@ from ..game.rules import marriage_refusal as _marriage_refusal
 from ..policy.observation import OBS_SIZE, rules_features
 from . import heuristic as hb
 from . import kernels as kn
+from .kernels import _BEATS, _HIGHER, _POINTS, _SUIT  # the card tables, built once
 
 __all__ = ["CompiledSolver", "load_state"]
 
@@ -100,10 +97,6 @@ U = 1000
 TABLE_BITS = 14
 _K1, _K2, _LO, _HI, _GEN = range(5)
 
-_SUIT = np.array(SUIT_MASK, np.int64)
-_HIGHER = np.array(HIGHER_IN_SUIT, np.int64)
-_POINTS = np.array(CARD_POINTS, np.int64)
-_BEATS = np.array(BEATS, np.int64)
 _PARTNER = np.array(PARTNER_BIT, np.int64)
 #: ``_MARRIAGE[trump suit, card]``: the points of a marriage declared with that card.
 _MARRIAGE = np.array(

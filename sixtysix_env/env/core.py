@@ -133,8 +133,9 @@ def render_mode_error(render_mode) -> ValueError:
 
 def show(render_mode: str | None, text_of) -> str | None:
     """What ``render()`` does in both envs: ``"ansi"`` returns the text, ``"human"``
-    prints it; no mode warns (as Gymnasium's envs do). ``text_of()`` draws the table, or
-    gives None before the first reset."""
+    prints it (and returns None); no mode warns (as Gymnasium's envs do) and returns None.
+    There is no picture (``rgb_array``): this is a card game told in text. ``text_of()``
+    draws the table, or gives None before the first reset."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None

@@ -506,12 +506,9 @@ class raw_env(AECEnv):
     # -- display ------------------------------------------------------------
 
     def render(self) -> str | None:
-        """The table as text, from ``render_agent``'s seat, or a neutral picture when it is None.
-
-        ``render_mode="ansi"`` returns the text, ``"human"`` prints it (and
-        returns None); with no render mode it warns and returns None. There is
-        no picture (``rgb_array``): this is a card game told in text.
-        """
+        """The table as text, from ``render_agent``'s seat, or a neutral picture when it is None,
+        shown as ``render_mode`` says (:func:`~sixtysix_env.env.core.show`: ``"ansi"`` returns
+        it, ``"human"`` prints it)."""
         return show(self.render_mode, self._text)
 
     def _text(self) -> str | None:

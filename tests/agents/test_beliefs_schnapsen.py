@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _beliefs_checks import check_enumeration
 
 from sixtysix_env.agents import beliefs as B
 from sixtysix_env.agents.heuristic import HeuristicAgent
@@ -44,14 +45,4 @@ def test_every_sampled_world_replays_to_the_same_view(rules):
 
 @pytest.mark.slow  # over ten seconds: the full suite, not the fast lane
 def test_enumeration_counts_and_replays_schnapsen_vu():
-    checked = 0
-    for v in positions(range(40), "schnapsen-vu"):
-        h = B.history(v)
-        n = B.count_worlds(v, h)
-        if not h.opponent_moves or n > 600:
-            continue
-        found = B.enumerate_worlds(v, h)
-        assert len(found) == n
-        assert B.replay_failures(v, h, found) == 0
-        checked += 1
-    assert checked >= 10
+    assert check_enumeration(positions(range(40), "schnapsen-vu")) >= 10

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..policy.shipped import shipped_policies
 from ..util.errors import SixtySixError
-from ..util.importing import import_from_here
+from ..util.importing import import_callable
 from .base import Agent, RandomAgent
 from .expert import ExpertAgent, GuidedExpertAgent
 from .heuristic import HeuristicAgent
@@ -224,17 +224,11 @@ def _parse_options(spec: str, opts: str) -> dict[str, Any]:
 
 def _import_factory(name: str) -> Callable[..., Agent]:
     """The class (or callable) that ``"package.module:Class"`` names, imported."""
-    module_name, _, attr = name.partition(":")
-    try:
-        module = import_from_here(module_name)
-    except ImportError as e:
-        raise AgentSpecError(
-            f"agent {name!r}: cannot import the module {module_name!r} ({e}); an agent of your "
-            "own is named package.module:ClassName, with the module importable from here"
-        ) from None
-    factory = getattr(module, attr, None)
-    if not callable(factory):
-        raise AgentSpecError(f"agent {name!r}: the module {module_name!r} has no class {attr!r}")
+    factory, attr = import_callable(
+        name, f"agent {name!r}", AgentSpecError,
+        "; an agent of your own is named package.module:ClassName, with the module importable "
+        "from here",
+    )
 
     def build(**opts: Any) -> Agent:
         agent = factory(**opts)

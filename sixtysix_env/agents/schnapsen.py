@@ -34,7 +34,7 @@ from ..game.events import Exchange, Marriage, Trick
 from ..game.rules import RuleConfig, make_rules
 from ..game.view import PlayerView, hidden_places
 from ..util.errors import SixtySixError
-from ..util.importing import import_from_here
+from ..util.importing import import_callable
 
 try:
     from schnapsen import game as sg
@@ -383,18 +383,7 @@ BOTS: dict[str, dict[str, Any]] = {
 
 
 def _user_bot(path: str, opts: dict[str, Any]):
-    module_name, _, attr = path.partition(":")
-    try:
-        module = import_from_here(module_name)
-    except ImportError as e:
-        raise SchnapsenBridgeError(
-            f"agent 'schnapsen:{path}': cannot import the module {module_name!r} ({e})"
-        ) from None
-    cls = getattr(module, attr, None)
-    if not callable(cls):
-        raise SchnapsenBridgeError(
-            f"agent 'schnapsen:{path}': the module {module_name!r} has no class {attr!r}"
-        )
+    cls, attr = import_callable(path, f"agent 'schnapsen:{path}'", SchnapsenBridgeError)
     try:
         bot = cls(**opts)
     except TypeError as e:

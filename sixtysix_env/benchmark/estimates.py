@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..agents import make_agent
 from ..evaluation import deal_deck, play_paired_deal
 from ..evaluation.blas import one_blas_thread
+from ..evaluation.estimate import duration_text  # the same rounding as sixtysix eval's
 from ..game.engine import deal_from_deck
 from ..game.rules import make_rules
 from ..game.view import player_view
@@ -121,15 +122,6 @@ class Estimate:
 
 def _ms(ms: float) -> str:
     return f"{ms:.0f}" if ms >= 10 else f"{ms:.2g}"
-
-
-def duration_text(seconds: float) -> str:
-    """``40 s``, ``12 min``, ``2.5 h``: rounded as an estimate should be."""
-    if seconds < 90:
-        return f"{max(5, 5 * round(seconds / 5)):.0f} s"
-    if seconds < 120 * 60:
-        return f"{round(seconds / 60):.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def estimate(

@@ -4,7 +4,6 @@ always as PolicyFileError naming the problem."""
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import os
 import threading
@@ -14,18 +13,11 @@ import zlib
 
 import numpy as np
 import pytest
+from _networks import small_network
 
 from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
 from sixtysix_env.policy.observation import OBS_SIZE
-
-
-def small_network() -> PolicyNetwork:
-    rng = np.random.default_rng(0)
-    sizes = [OBS_SIZE, 8, NUM_ACTIONS]
-    ws = [rng.normal(0, 0.5, (a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
-    bs = [rng.normal(0, 0.1, (b,)).astype(np.float32) for b in sizes[1:]]
-    return PolicyNetwork(ws, bs, "relu")
 
 
 @pytest.fixture

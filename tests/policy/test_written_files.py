@@ -5,38 +5,27 @@ folder is refused before any work."""
 
 from __future__ import annotations
 
-import itertools
 import json
 
-import numpy as np
 import pytest
+from _networks import small_network
 
-from sixtysix_env.game.actions import NUM_ACTIONS
-from sixtysix_env.policy import PolicyFileError, PolicyNetwork, read_policy, save_policy
+from sixtysix_env.policy import PolicyFileError, read_policy, save_policy
 from sixtysix_env.policy.fileformat import MAX_METADATA_BYTES
-from sixtysix_env.policy.observation import OBS_SIZE
-
-
-def _network() -> PolicyNetwork:
-    rng = np.random.default_rng(0)
-    sizes = [OBS_SIZE, 8, NUM_ACTIONS]
-    ws = [rng.normal(0, 0.5, (a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
-    bs = [rng.normal(0, 0.1, (b,)).astype(np.float32) for b in sizes[1:]]
-    return PolicyNetwork(ws, bs, "relu")
 
 
 def test_a_metadata_record_over_the_loaders_bound_is_refused_and_nothing_is_left(tmp_path):
     path = tmp_path / "out.npz"
     with pytest.raises(PolicyFileError, match=f"would be .* bytes; .* at most "
                                               f"{MAX_METADATA_BYTES} .*nothing was written"):
-        save_policy(path, _network(), {"name": "x", "notes": "v" * (2 << 20)})
+        save_policy(path, small_network(), {"name": "x", "notes": "v" * (2 << 20)})
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_file_its_loader_would_refuse_is_never_put_in_place(tmp_path):
     """A record just under the bound, whose header takes the file's record over it: only
     reading the file back finds it (the loader counts the header)."""
-    net = _network()
+    net = small_network()
     path = tmp_path / "out.npz"
     path.write_bytes(b"the file that was there")
     plain = save_policy(tmp_path / "plain.npz", net, {"notes": ""})

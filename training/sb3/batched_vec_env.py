@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 import torch as th
-from gymnasium import spaces
 from torch import nn
 
 from sixtysix_env.agents.batch import BatchedPolicy, BatchedRandom, batched
@@ -42,7 +41,6 @@ from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy.agent import PolicyAgent
 from sixtysix_env.policy.observation import OBS_SIZE
 
-from ..common.learning import PRIV_SIZE, SuitRenamer
 from ..common.match_equity import MatchEquity
 from ..common.pool import OpponentPool
 from .learner_games import LearnerGames
@@ -117,20 +115,10 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.games = LockStepGames(n_envs, self.rules)
         self.hands = self.games.hands
         self.seat = self.games.seat
-        self.privileged = bool(privileged_critic)
-        self.renamer = SuitRenamer(suit_augment, seed)
-        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
         self.render_mode = None  # SB3's VecEnv asks; nothing is drawn
-        super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32),
-                         spaces.Discrete(NUM_ACTIONS))
+        super().__init__(n_envs, suit_augment, privileged_critic, seed)
         n = n_envs
         self.lanes = np.arange(n, dtype=np.int64)
-        self.buf_obs = np.zeros((n, size), np.float32)
-        self.buf_masks = np.zeros((n, NUM_ACTIONS), bool)
-        self.renaming = np.zeros(n, np.int64)
-        self.labels = [("", "")] * n
-        self.ep_return = np.zeros(n, np.float64)
-        self.ep_len = np.zeros(n, np.int64)
         #: Each lane's match score, the learner's game points and the opponent's.
         self.mine = np.zeros(n, np.int64)
         self.theirs = np.zeros(n, np.int64)
@@ -138,10 +126,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         # agent, found by the agent's id).
         self._index: dict[int, int] = {}
         self._seed_generators(seed)
-        self._actions: np.ndarray | None = None
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
-        self._t0 = time.time()
 
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> BatchedSelfPlayVecEnv:

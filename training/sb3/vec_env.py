@@ -51,7 +51,7 @@ from sixtysix_env.env.single_agent import SixtySixEnv
 from sixtysix_env.game.actions import NUM_ACTIONS
 from sixtysix_env.policy.observation import OBS_SIZE
 
-from ..common.learning import PRIV_SIZE, SuitRenamer, privileged_features
+from ..common.learning import PRIV_SIZE, privileged_features
 from ..common.pool import OpponentPool, Snapshot
 from .learner_games import LearnerGames
 
@@ -74,19 +74,7 @@ class SelfPlayVecEnv(LearnerGames):
             SixtySixEnv(opponent="random", rules=rules, illegal_action="raise")
             for _ in range(n_envs)
         ]
-        self.privileged = bool(privileged_critic)
-        self.renamer = SuitRenamer(suit_augment, seed)
-        size = OBS_SIZE + (PRIV_SIZE if self.privileged else 0)
-        obs_space = spaces.Box(0.0, 1.0, (size,), np.float32)
-        super().__init__(n_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
-        self.buf_obs = np.zeros((n_envs, size), np.float32)
-        self.buf_masks = np.zeros((n_envs, NUM_ACTIONS), bool)
-        self.renaming = np.zeros(n_envs, np.int64)
-        self.labels = [("", "")] * n_envs
-        self.ep_return = np.zeros(n_envs, np.float64)
-        self.ep_len = np.zeros(n_envs, np.int64)
-        self._actions: np.ndarray | None = None
-        self._t0 = time.time()
+        super().__init__(n_envs, suit_augment, privileged_critic, seed)
 
     @classmethod
     def from_config(cls, cfg, pool: OpponentPool) -> VecEnv:

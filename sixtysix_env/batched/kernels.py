@@ -282,6 +282,7 @@ def _total(S, i, seat):
 
 @_jit
 def _game_points(loser_total, loser_tricks):
+    # rules.game_points (solver.py's searches score with it too)
     if loser_tricks == 0:
         return 3
     return 1 if loser_total >= ONE_POINT_TOTAL else 2

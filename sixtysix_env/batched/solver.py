@@ -68,7 +68,6 @@ from ..game.cards import (
 from ..game.engine import State
 from ..game.events import Exchange, Marriage, Trick
 from ..game.rules import (
-    ONE_POINT_TOTAL,
     RuleConfig,
     counted_total,
     failed_close_points,
@@ -78,7 +77,9 @@ from ..game.rules import marriage_refusal as _marriage_refusal
 from ..policy.observation import OBS_SIZE, rules_features
 from . import heuristic as hb
 from . import kernels as kn
-from .kernels import _BEATS, _HIGHER, _POINTS, _SUIT  # the card tables, built once
+
+# The card tables, built once, and rules.game_points, compiled once:
+from .kernels import _BEATS, _HIGHER, _POINTS, _SUIT, _game_points
 
 __all__ = ["CompiledSolver", "load_state"]
 
@@ -106,14 +107,6 @@ _MARRIAGE = np.array(
 _MARRIAGE_ACTION = np.array(
     [marriage_action(c) if PARTNER_BIT[c] else -1 for c in range(NUM_CARDS)], np.int64
 )
-
-
-@_jit
-def _game_points(loser_total, loser_tricks):
-    # rules.game_points
-    if loser_tricks == 0:
-        return 3
-    return 1 if loser_total >= ONE_POINT_TOTAL else 2
 
 
 @_jit

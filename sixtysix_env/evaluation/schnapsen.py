@@ -37,7 +37,7 @@ from ..agents.schnapsen_bot import SixtySixBot
 from ..game.cards import bits_of
 from ..game.engine import deal_from_deck
 from ..game.rules import RuleConfig
-from .play import DealRecord, _agent_rng, deal_deck
+from .play import DealRecord, _seating, deal_deck
 
 #: The engines ``sixtysix eval --referee`` plays in: this project's, the package's.
 REFEREES = ("sixtysix", "schnapsen")
@@ -143,14 +143,10 @@ def play_paired_deal_schnapsen(
     dealer = index % 2
     gp = []
     for game in (0, 1):
-        agents = (b, a) if game else (a, b)
-        seat_names = (names[1], names[0]) if game else names
-        seat_times = (None, None) if times is None else (
-            (times[1], times[0]) if game else times)
+        s = _seating(game, a, b, names, times, seed, pair, index)  # as play_paired_deal seats them
+        seat_times = s.times or (None, None)
         bots = tuple(
-            _Seat(_bot(agents[s], _agent_rng(seed, pair, index, game, s), rules),
-                  seat_names[s], seat_times[s])
-            for s in (0, 1)
+            _Seat(_bot(s.agents[i], s.rngs[i], rules), s.names[i], seat_times[i]) for i in (0, 1)
         )
         winner, points, _ = engine.play_game_from_state(
             _game_state(deck, dealer, rules, bots), leader_move=None)

@@ -266,6 +266,15 @@ class Backend(Protocol):
         """The message of one of :attr:`start_errors`."""
 
 
+def run_start_line(shared: Any, games: str, run_dir: str, on: str = "") -> str:
+    """A backend's :meth:`Backend.start_line`: ``"training NAME{on}: STEPS steps, {games},
+    NETWORK, seed SEED; run folder RUN_DIR"`` from the config's ``shared`` options."""
+    return (
+        f"training {shared.name}{on}: {shared.total_timesteps:,} steps, {games}, "
+        f"{shared.network_text}, seed {shared.seed}; run folder {run_dir}"
+    )
+
+
 def open_run(args: argparse.Namespace, backend: Backend) -> tuple[RunConfig, str]:
     """(config, run folder) of the run ``args`` ask for: ``--resume RUN_DIR`` (its config with
     ``--set`` applied; a change of what the saved model was built with is refused) or a new

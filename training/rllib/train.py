@@ -38,7 +38,7 @@ from typing import Any
 from sixtysix_env.evaluation.ray_pool import LOCAL, RayAddressError, connect
 
 from ..common.figures import eval_charts
-from ..common.lifecycle import RunLifecycle, Session, close_run, run_summary
+from ..common.lifecycle import RunLifecycle, Session, close_run, run_start_line, run_summary
 from ..common.pool import OpponentPool
 from ..common.runs import existing_dir, read_run_state, replace_dir, stopped_by_signals
 from ..config.loader import LEAGUE_BASELINES, ConfigError, RLlibConfig, config_backend
@@ -587,12 +587,9 @@ class RLlibBackend:
         pass
 
     def start_line(self, cfg: RLlibConfig, run_dir: str) -> str:
-        t, o = cfg.shared, cfg.rllib
-        return (
-            f"training {t.name} on RLlib: {t.total_timesteps:,} steps, "
-            f"{o.num_env_runners} env runners x {o.num_envs_per_env_runner} games, "
-            f"{t.network_text}, seed {t.seed}; run folder {run_dir}"
-        )
+        o = cfg.rllib
+        games = f"{o.num_env_runners} env runners x {o.num_envs_per_env_runner} games"
+        return run_start_line(cfg.shared, games, run_dir, on=" on RLlib")
 
     def train(self, cfg: RLlibConfig, run_dir: str, resume: bool, printer, reset_best: bool):
         return train(cfg, run_dir, resume=resume, printer=printer, reset_best=reset_best)

@@ -41,7 +41,7 @@ import os
 import time
 from typing import Any
 
-from ..common.lifecycle import Session, close_run, run_summary
+from ..common.lifecycle import Session, close_run, run_start_line, run_summary
 from ..common.runs import read_run_state, stopped_by_signals
 from ..config.loader import ConfigError, TrainConfig
 from .model_file import ModelFileError, check_model, load_model
@@ -392,11 +392,7 @@ class SB3Backend:
             raise ConfigError(str(e)) from None
 
     def start_line(self, cfg: TrainConfig, run_dir: str) -> str:
-        return (
-            f"training {cfg.shared.name}: {cfg.shared.total_timesteps:,} steps, "
-            f"{cfg.sb3.n_envs} games, "
-            f"{cfg.shared.network_text}, seed {cfg.shared.seed}; run folder {run_dir}"
-        )
+        return run_start_line(cfg.shared, f"{cfg.sb3.n_envs} games", run_dir)
 
     def train(self, cfg: TrainConfig, run_dir: str, resume: bool, printer, reset_best: bool):
         return train(cfg, run_dir, resume=resume, printer=printer, reset_best=reset_best)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -160,24 +161,32 @@ def league_table(pool, slots: dict[str, str], self_weight: float) -> list[tuple[
 # -- the environment ---------------------------------------------------------------------
 
 
-class HeuristicHintWrapper(BaseWrapper):
+class _DictSpacesWrapper(BaseWrapper):
+    """A wrapper whose observations are the inner ``Dict`` with keys added or widened:
+    ``changed(inner)`` gives those keys' boxes, for each agent's inner space."""
+
+    def __init__(self, env, changed: Callable[[spaces.Dict], dict[str, spaces.Box]]) -> None:
+        super().__init__(env)
+        self._spaces = {}
+        for a in env.possible_agents:
+            inner = env.observation_space(a)
+            self._spaces[a] = spaces.Dict({**inner.spaces, **changed(inner)})
+
+    def observation_space(self, agent: str):
+        return self._spaces[agent]
+
+
+class HeuristicHintWrapper(_DictSpacesWrapper):
     """Adds the heuristic's move for the seat to act (one-hot) to every observation."""
 
     def __init__(self, env) -> None:
-        super().__init__(env)
+        super().__init__(
+            env, lambda inner: {HINT_KEY: spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)}
+        )
         from sixtysix_env.agents import make_agent
 
         self._agent = make_agent("heuristic")
         self._rng = random.Random(0)  # the heuristic draws nothing; act() takes one
-        self._spaces = {}
-        for a in env.possible_agents:
-            inner = env.observation_space(a)
-            self._spaces[a] = spaces.Dict(
-                {**inner.spaces, HINT_KEY: spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)}
-            )
-
-    def observation_space(self, agent: str):
-        return self._spaces[agent]
 
     def observe(self, agent: str):
         obs = super().observe(agent)
@@ -191,7 +200,7 @@ class HeuristicHintWrapper(BaseWrapper):
         return obs
 
 
-class PrivilegedObservationWrapper(BaseWrapper):
+class PrivilegedObservationWrapper(_DictSpacesWrapper):
     """Appends the hidden cards to each ``observations`` vector (``privileged_critic``).
 
     The learner's module (:class:`.modules.PrivilegedLearnerModule`) feeds the
@@ -200,17 +209,8 @@ class PrivilegedObservationWrapper(BaseWrapper):
     """
 
     def __init__(self, env) -> None:
-        super().__init__(env)
-        self._spaces = {}
-        for a in env.possible_agents:
-            inner = env.observation_space(a)
-            n = inner[OBS_KEY].shape[0] + PRIV_SIZE
-            self._spaces[a] = spaces.Dict(
-                {**inner.spaces, OBS_KEY: spaces.Box(0.0, 1.0, (n,), np.float32)}
-            )
-
-    def observation_space(self, agent: str):
-        return self._spaces[agent]
+        super().__init__(env, lambda inner: {OBS_KEY: spaces.Box(
+            0.0, 1.0, (inner[OBS_KEY].shape[0] + PRIV_SIZE,), np.float32)})
 
     def observe(self, agent: str):
         obs = super().observe(agent)

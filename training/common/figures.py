@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from sixtysix_env.evaluation import EvalResult, evaluate
+from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import PolicyAgent, PolicyNetwork, read_policy, save_policy
 
 
@@ -107,6 +109,23 @@ def evaluate_at_export(
         agent, opponents or ["random", "heuristic"], deals, seed, rules, workers
     )
     return {"deterministic": True, "seed": seed, "against": figures}
+
+
+def export_record(
+    out: str, name: str | None, rules: str, training: dict[str, Any],
+    during_training: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """An exported file's metadata record before :func:`save_exported_policy` adds the figures
+    at export: its name (``out``'s stem unless given), the rules of preset ``rules``, how it
+    was trained, when it was exported, and the run's last evaluation (None outside a run)."""
+    return {
+        "name": name or os.path.splitext(os.path.basename(out))[0],
+        "rules": make_rules(rules).to_dict(),
+        "rule_preset": rules,
+        "training": training,
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "evaluation": {"during_training": during_training or None},
+    }
 
 
 def save_exported_policy(

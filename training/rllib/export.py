@@ -12,13 +12,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from typing import Any
 
-from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy import read_policy
 
-from ..common.figures import export_lines, save_exported_policy
+from ..common.figures import export_lines, export_record, save_exported_policy
 from ..common.runs import copy_eval_log, read_json
 from ..config.loader import load_config
 
@@ -59,31 +57,20 @@ def export_run(
     if not plain:
         network = network.with_symmetry(t.play_symmetry)  # as the run evaluated it
     summary = read_json(os.path.join(run_dir, "summary.json"))
-    name = name or os.path.splitext(os.path.basename(out))[0]
-    record: dict[str, Any] = {
-        "name": name,
-        "rules": make_rules(t.rules).to_dict(),
-        "rule_preset": t.rules,
-        "training": {
-            "algorithm": "PPO (Ray RLlib, new API stack), self-play with an opponent league",
-            "steps": int((meta.get("training") or {}).get("steps", 0)),
-            "config": json.loads(
-                json.dumps({**dataclasses.asdict(t), **dataclasses.asdict(cfg.rllib)})
-            ),
-            "run": os.path.basename(os.path.abspath(run_dir)),
-            "wall_time_s": summary.get("wall_time_s"),
-            "steps_per_s": summary.get("steps_per_s"),
-            "machine": summary.get("machine"),
-            "versions": _versions(),
-        },
-        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "evaluation": {
-            "during_training": read_json(
-                os.path.join(os.path.dirname(os.path.abspath(src)), "eval.json")
-            )
-            or None
-        },
+    training = {
+        "algorithm": "PPO (Ray RLlib, new API stack), self-play with an opponent league",
+        "steps": int((meta.get("training") or {}).get("steps", 0)),
+        "config": json.loads(
+            json.dumps({**dataclasses.asdict(t), **dataclasses.asdict(cfg.rllib)})
+        ),
+        "run": os.path.basename(os.path.abspath(run_dir)),
+        "wall_time_s": summary.get("wall_time_s"),
+        "steps_per_s": summary.get("steps_per_s"),
+        "machine": summary.get("machine"),
+        "versions": _versions(),
     }
+    run_eval = read_json(os.path.join(os.path.dirname(os.path.abspath(src)), "eval.json"))
+    record = export_record(out, name, t.rules, training, run_eval)
     return save_exported_policy(
         out, network, record, t.rules, eval_deals, eval_opponents, eval_seed, eval_workers
     )

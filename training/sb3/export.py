@@ -26,13 +26,11 @@ import argparse
 import json
 import os
 import sys
-import time
 from typing import Any
 
-from sixtysix_env.game.rules import make_rules
 from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 
-from ..common.figures import export_lines, save_exported_policy
+from ..common.figures import export_lines, export_record, save_exported_policy
 from ..common.numpy_policy import ExportError, network_from_policy
 from ..common.runs import copy_eval_log, distillation, find_model, read_json, run_config
 from ..config.loader import TrainConfig, flat_options
@@ -106,15 +104,8 @@ def export_model(
     if cfg is not None and not plain:  # as the run evaluated it (option play_symmetry)
         network = network.with_symmetry(cfg.shared.play_symmetry)
     rules = cfg.shared.rules if cfg is not None else (rules or "altmisalti")
-    name = name or os.path.splitext(os.path.basename(out))[0]
-    record: dict[str, Any] = {
-        "name": name,
-        "rules": make_rules(rules).to_dict(),
-        "rule_preset": rules,
-        "training": _training_record(int(model.num_timesteps), cfg, run_dir, summary),
-        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "evaluation": {"during_training": run_eval or None},
-    }
+    training = _training_record(int(model.num_timesteps), cfg, run_dir, summary)
+    record = export_record(out, name, rules, training, run_eval)
     return save_exported_policy(
         out, network, record, rules, eval_deals, eval_opponents, eval_seed, eval_workers
     )
@@ -145,21 +136,14 @@ def export_sb3_file(
 ) -> dict[str, Any]:
     """Export an SB3 model saved outside a run (see the module docstring); returns the record."""
     network, source = read_sb3_model(model_path)
-    name = name or os.path.splitext(os.path.basename(out))[0]
-    record: dict[str, Any] = {
-        "name": name,
-        "rules": make_rules(rules).to_dict(),
-        "rule_preset": rules,
-        "training": {
-            "algorithm": f"{source['algorithm']} (Stable-Baselines3 {source['policy']})",
-            "steps": source["steps"],
-            "config": None,
-            "run": None,
-            "source": source,
-        },
-        "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "evaluation": {"during_training": None},
+    training = {
+        "algorithm": f"{source['algorithm']} (Stable-Baselines3 {source['policy']})",
+        "steps": source["steps"],
+        "config": None,
+        "run": None,
+        "source": source,
     }
+    record = export_record(out, name, rules, training, None)
     return save_exported_policy(
         out, network, record, rules, eval_deals, eval_opponents, eval_seed, eval_workers
     )

@@ -81,6 +81,22 @@ def eval_line(steps: int, seconds: float, figures: dict[str, dict[str, Any]], be
     )
 
 
+def print_export(out: str, record: dict[str, Any], source: str, log: str | None) -> None:
+    """What ``sixtysix export`` prints once a run's policy (or a model) is written to ``out``:
+    the file, its size and ``source``; ``log``, the run's evaluation log copied beside it
+    (``runs.copy_eval_log``), if any; the figures at export (:func:`export_lines`)."""
+    training = record["training"]
+    print(
+        f"wrote {out} ({os.path.getsize(out) / 1024:.0f} KiB) from {source}, "
+        f"{training['steps']} training steps"
+        + (f", {training['algorithm']}" if training.get("source") else "")
+    )
+    if log is not None:
+        print(f"wrote {log} (the run's evaluation log: sixtysix plot-curve)")
+    for line in export_lines(record):
+        print(line)
+
+
 def export_lines(record: dict[str, Any]) -> list[str]:
     """The figures a policy file records at export, one labelled line per opponent."""
     at = (record.get("evaluation") or {}).get("at_export")

@@ -16,7 +16,7 @@ from typing import Any
 
 from sixtysix_env.policy import read_policy
 
-from ..common.figures import export_lines, export_record, save_exported_policy
+from ..common.figures import export_record, print_export, save_exported_policy
 from ..common.runs import copy_eval_log, read_json
 from ..config.loader import load_config
 
@@ -95,15 +95,6 @@ def run(args) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
-    size = os.path.getsize(args.output)
-    print(
-        f"wrote {args.output} ({size / 1024:.0f} KiB) from {os.path.join(args.model, args.which)} "
-        f"(RLlib run), {record['training']['steps']} training steps"
-    )
-    if not getattr(args, "no_eval_log", False):
-        log = copy_eval_log(args.model, args.output)
-        if log is not None:
-            print(f"wrote {log} (the run's evaluation log: sixtysix plot-curve)")
-    for line in export_lines(record):
-        print(line)
+    log = None if getattr(args, "no_eval_log", False) else copy_eval_log(args.model, args.output)
+    print_export(args.output, record, f"{os.path.join(args.model, args.which)} (RLlib run)", log)
     return 0

@@ -30,7 +30,7 @@ from typing import Any
 
 from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 
-from ..common.figures import export_lines, export_record, save_exported_policy
+from ..common.figures import export_record, print_export, save_exported_policy
 from ..common.numpy_policy import ExportError, network_from_policy
 from ..common.runs import copy_eval_log, distillation, find_model, read_json, run_config
 from ..config.loader import TrainConfig, flat_options
@@ -184,16 +184,7 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ExportError, ModelFileError, SB3ModelError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
-    size = os.path.getsize(args.output)
-    print(
-        f"wrote {args.output} ({size / 1024:.0f} KiB) from {model_path}, "
-        f"{record['training']['steps']} training steps"
-        + (f", {record['training']['algorithm']}" if record["training"].get("source") else "")
-    )
-    if run_dir is not None and not args.no_eval_log:
-        log = copy_eval_log(run_dir, args.output)
-        if log is not None:
-            print(f"wrote {log} (the run's evaluation log: sixtysix plot-curve)")
-    for line in export_lines(record):
-        print(line)
+    copy_log = run_dir is not None and not args.no_eval_log
+    print_export(args.output, record, model_path,
+                 copy_eval_log(run_dir, args.output) if copy_log else None)
     return 0

@@ -22,6 +22,8 @@ JOBS = {
     "estimates": "HANDS_PER_MATCH pairs_to_play PairTiming time_pairs Estimate duration_text "
                  "estimate",
 }
+#: Names a job's module gives that one module below it defines (one copy of the code).
+DEFINED_ELSEWHERE = {"duration_text": "sixtysix_env.evaluation.estimate"}
 
 
 @pytest.mark.parametrize("job", sorted(JOBS))
@@ -30,8 +32,8 @@ def test_each_job_is_a_module_and_run_still_gives_its_names(job):
     for name in JOBS[job].split():
         assert getattr(run, name) is getattr(module, name), name
         found = getattr(module, name)
-        if callable(found) and hasattr(found, "__module__"):
-            assert found.__module__ == module.__name__, name  # defined there, not imported
+        if callable(found) and hasattr(found, "__module__"):  # defined there, not imported
+            assert found.__module__ == DEFINED_ELSEWHERE.get(name, module.__name__), name
 
 
 def test_run_holds_the_benchmark_and_lists_what_it_gives():

@@ -380,15 +380,17 @@ def batched_positions(n: int, lanes: int = 2048, seed: int = 0, rules: str = "al
     under ``rules``."""
     from sixtysix_env.agents.batch import BatchedHeuristic, BatchedRandom
     from sixtysix_env.batched.engine import BatchedHands
+    from sixtysix_env.game.rules import make_rules
 
     rng = np.random.default_rng(seed)
+    deck = np.array(make_rules(rules).deck_cards)  # 24 cards, or 20 under the schnapsen presets
     hands = BatchedHands(lanes, rules)
     rand, heur = BatchedRandom(), BatchedHeuristic()
     rand.seed_lanes(lanes, rng)
     obs, masks, got = [], [], 0
     while got < n:
         hands.deal(
-            None, np.stack([rng.permutation(24) for _ in range(lanes)]), rng.integers(0, 2, lanes)
+            None, np.stack([rng.permutation(deck) for _ in range(lanes)]), rng.integers(0, 2, lanes)
         )
         heuristic = rng.integers(0, 2, (lanes, 2)).astype(bool)  # who plays each seat
         while True:

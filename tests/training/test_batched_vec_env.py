@@ -209,3 +209,38 @@ def test_match_scores_name_what_is_allowed_and_need_match_play():
         load_config(TINY, ["batched_games=true", "match_play=true", "match_scores=near"])
     with pytest.raises(ConfigError, match="set match_play to true"):
         load_config(TINY, ["batched_games=true", "match_scores=close"])
+
+
+def test_win_bonus_adds_to_a_won_hand_and_takes_off_a_lost_one_on_the_same_games():
+    """The same seeded games with and without win_bonus: each finished hand's reward is its
+    game points plus the bonus times their sign; the games themselves do not change."""
+    from sixtysix_training.sb3.batched_vec_env import BatchedSelfPlayVecEnv
+
+    runs = {}
+    for bonus in (0.0, 1.5):
+        cfg = load_config(TINY, ["batched_games=true", f"win_bonus={bonus}"])
+        env = BatchedSelfPlayVecEnv.from_config(cfg, OpponentPool.from_config(cfg.shared))
+        env.seed(4)
+        obs = env.reset()
+        rng = np.random.default_rng(1)
+        got = []
+        for _ in range(40):
+            masks = np.stack(env.env_method("action_masks"))
+            acts = (rng.random(masks.shape) * masks).argmax(axis=1)
+            obs, rewards, dones, _ = env.step(acts)
+            got.append((obs.copy(), rewards.copy(), dones.copy()))
+        runs[bonus] = got
+    paid = 0
+    for (o0, r0, d0), (o1, r1, d1) in zip(runs[0.0], runs[1.5], strict=True):
+        assert np.array_equal(o0, o1) and np.array_equal(d0, d1)
+        assert np.allclose(r1, r0 + 1.5 * np.sign(r0))
+        paid += int((r0[d0] != 0).sum())
+    assert paid >= 10
+
+
+def test_win_bonus_needs_the_batched_games_and_no_match_play():
+    with pytest.raises(ConfigError, match="'win_bonus' got -1"):
+        load_config(TINY, ["batched_games=true", "win_bonus=-1"])
+    for options in (["batched_games=false"], ["batched_games=true", "match_play=true"]):
+        with pytest.raises(ConfigError, match="option 'win_bonus' .* set batched_games to true"):
+            load_config(TINY, [*options, "win_bonus=1"])

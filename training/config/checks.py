@@ -291,6 +291,13 @@ def check_sb3(cfg: TrainConfig) -> None:
             "option 'match_play' plays its hands on the batched engine: set batched_games "
             "to true as well (the [fast] extra)"
         )
+    if o.win_bonus < 0:
+        raise ConfigError(f"option 'win_bonus' got {o.win_bonus!r}; it must be 0 or more")
+    if o.win_bonus and (o.match_play or not o.batched_games):
+        raise ConfigError(
+            f"option 'win_bonus' ({o.win_bonus!r}) adds to a hand's game points in the batched "
+            "games: set batched_games to true and match_play to false, or leave win_bonus at 0"
+        )
     if o.init_policy is not None and s.bc_teacher is not None:
         raise ConfigError(
             f"options 'init_policy' ({o.init_policy!r}) and 'bc_teacher' ({s.bc_teacher!r}) "

@@ -261,6 +261,12 @@ class SB3Options:
         "the match target less 3 game points (4 or more of 7), where the match's stakes differ "
         "most from the hand's game points.",
     )
+    win_bonus: float = _opt(
+        0.0,
+        "Added to a hand's reward when the learner wins it, taken off when it loses (a tie "
+        "keeps 0): game points plus win_bonus times their sign, so that games won weigh beside "
+        "game points. 0: game points alone. Needs batched_games; not with match_play.",
+    )
     critic_precision: str = _opt(
         "float32",
         "Number format of the value network's products, in rollouts and updates alike: "
@@ -487,6 +493,7 @@ SB3_ONLY_ON_RLLIB: dict[str, str] = {
     "init_policy": "starting from a policy file's weights is built for the SB3 backend only",
     "match_play": "match play is built for the SB3 backend's batched games only",
     "match_scores": "match play is built for the SB3 backend's batched games only",
+    "win_bonus": "the bonus for a hand won is built for the SB3 backend's batched games only",
     "critic_precision": "the RLlib learner computes in float32; leave it out",
     "pool_precision": "the RLlib league's modules compute in float32; leave it out",
 }

@@ -102,6 +102,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         match_play: bool = False,
         match_scores: str = "reach",
         pool_precision: str = "float32",
+        win_bonus: float = 0.0,
     ) -> None:
         self.pool = pool
         #: The number format of the pool's networks' products (option pool_precision).
@@ -111,6 +112,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         self.match = MatchEquity(self.rules.match_target) if match_play else None
         #: With match play, whether only close scores are dealt (option match_scores).
         self.close_scores = match_scores == "close"
+        #: Added to a won hand's reward, taken off a lost one's (option win_bonus).
+        self.win_bonus = float(win_bonus)
         #: The lock-step driver: the lanes, each game's seat and opponent, reference states.
         self.games = LockStepGames(n_envs, self.rules)
         self.hands = self.games.hands
@@ -134,7 +137,7 @@ class BatchedSelfPlayVecEnv(LearnerGames):
         s, o = cfg.shared, cfg.sb3
         return cls(o.n_envs, pool, s.rules, s.suit_augment, s.privileged_critic, s.seed,
                    match_play=o.match_play, match_scores=o.match_scores,
-                   pool_precision=o.pool_precision)
+                   pool_precision=o.pool_precision, win_bonus=o.win_bonus)
 
     # -- the driver's parts, by the names the training has known them ---------------------
 
@@ -266,6 +269,8 @@ class BatchedSelfPlayVecEnv(LearnerGames):
             r = self.hands.returns(done, self.seat[done]).astype(np.float64)
             if self.match is not None:
                 r = self.match.rewards(self.mine[done], self.theirs[done], r)
+            elif self.win_bonus:
+                r = r + self.win_bonus * np.sign(r)
             rewards[done] = r
             self.ep_return[done] += r
             final, _ = self._learner_obs(done)

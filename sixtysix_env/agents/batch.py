@@ -70,17 +70,18 @@ def _lowest_bit(masks: np.ndarray) -> np.ndarray:
 class BatchedPolicy:
     """A :class:`PolicyAgent` playing every lane with one forward pass.
 
-    ``exact=True`` (the default) computes each game's logits as the agent does
-    for one observation, bit for bit, so every move is the agent's own; a plain
-    network then costs about 3x more per row than ``exact=False``, one matrix
-    product for the whole batch, whose float32 sums run in another order and so
-    can turn a near tie the other way (17 of 1,000 paired deals of
-    ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3`` came out otherwise in
-    ``speed/bench_vector.py``). Exact rows are the same in any batch, at any
-    place, with any number of BLAS threads (``tests/policy/test_batch_invariance.py``);
-    a product in blocks of one fixed shape was measured and not taken
-    (docs/performance.md, "What it does not do"). A sampling agent
-    (``deterministic=False``) draws from each game's own generator, ``rngs[lane]``.
+    ``exact=True`` (the default) makes every move the agent's own, the one its logits for
+    that observation alone give. A plain network's argmax is one matrix product for the
+    batch, with each row whose two best legal moves are nearly tied computed again alone
+    (:meth:`~sixtysix_env.policy.network.PolicyNetwork.argmax_alone`): the batch's float32
+    sums run in another order than one observation's, which can turn a near tie (17 of
+    1,000 paired deals of ``sixtysix-ppo-v4`` against ``sixtysix-ppo-v3`` came out otherwise
+    with the product alone). A sampling agent (``deterministic=False``) and a network
+    averaged over the suits compute each row alone, the product a single observation gets,
+    which is the same in any batch, at any place, with any number of BLAS threads
+    (``tests/policy/test_batch_invariance.py``). ``exact=False`` uses the one product
+    throughout (training's pool, where the same games do not matter). A sampling agent
+    draws from each game's own generator, ``rngs[lane]``.
     """
 
     needs_states = False
@@ -98,13 +99,17 @@ class BatchedPolicy:
         """The agent's own move for one view (so that this is an agent too)."""
         return self.agent.act(view, rng)
 
-    def logits_and_masks(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray):
+    def observe(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray):
+        """The seats' observations (a buffer reused by the next call) and boolean masks."""
         k = len(lanes)
         if len(self._obs) < k:
             self._obs = np.empty((k, OBS_SIZE), np.float32)
             self._masks = np.empty((k, NUM_ACTIONS), np.int8)
         obs, masks = hands.observe(lanes, seats, self._obs[:k], self._masks[:k])
-        legal = masks.astype(bool)
+        return obs, masks.astype(bool)
+
+    def logits_and_masks(self, hands: BatchedHands, lanes: np.ndarray, seats: np.ndarray):
+        obs, legal = self.observe(hands, lanes, seats)
         return self.logits(obs, legal), legal
 
     def logits(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -129,6 +134,10 @@ class BatchedPolicy:
             out = _lowest_bit(masks)
             out[think] = self.act_batch(hands, lanes[think], seats[think], rngs, states)
             return out
+        net = self.agent.network
+        if self.exact and self.agent.deterministic and net.symmetry is None:
+            obs, legal = self.observe(hands, lanes, seats)
+            return net.argmax_alone(obs, legal)
         logits, legal = self.logits_and_masks(hands, lanes, seats)
         if self.agent.deterministic:
             z = np.where(legal, logits, -np.inf)

@@ -867,7 +867,7 @@ class CompiledSolver:
 
     def _prior_moves(self, net, tie: float, lanes: np.ndarray) -> np.ndarray:
         """``PolicyAgent.act`` (argmax) of the network ``net`` for the seat to move in each lane, as
-        :class:`~sixtysix_env.agents.batch.BatchedPolicy` computes it (exact)."""
+        :class:`~sixtysix_env.agents.batch.BatchedPolicy` computes it (exact: ``argmax_alone``)."""
         S, R = self._S, self._R
         seats = S[lanes, kn.TO_MOVE]
         masks = np.empty(len(lanes), np.int64)
@@ -885,13 +885,10 @@ class CompiledSolver:
             legal = np.empty((k, 34), np.int8)
             kn.observe(S, R, self._rules_part, lanes[think], seats[think], obs, legal)
             legal = legal.astype(bool)
-            read = legal if net.reads_mask else None
             if net.symmetry is None:
-                # Each row as a matrix of its own: the product a single observation gets.
-                logits = net.layer_logits(net.features(obs, read)[:, None, :])[:, 0, :]
-                z = np.where(legal, logits, -np.inf)
-                moves[think] = np.argmax(z, axis=1)
+                moves[think] = net.argmax_alone(obs, legal)
             else:
+                read = legal if net.reads_mask else None
                 z = np.where(legal, net.logits(obs, read), -np.inf)
                 moves[think] = np.argmax(z >= z.max(axis=1, keepdims=True) - tie,
                                          axis=1)

@@ -1,0 +1,84 @@
+"""``PolicyNetwork.argmax_alone``, the move ``BatchedPolicy`` plays in lock-step: one matrix
+product for the batch, each nearly tied row computed again alone, gives every row the move
+its observation alone gets, on positions of real play of the shipped plain networks; the
+batch's products stay well inside the margin that decides which rows are recomputed; and
+with no margin the near ties of a planted network do turn (so the test can fail)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sixtysix_env.policy import network as network_module
+from sixtysix_env.policy import read_policy
+from sixtysix_env.policy.network import BATCH_ROUNDING, PolicyNetwork
+from sixtysix_env.policy.shipped import shipped_policies
+
+pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
+
+
+def _positions(rules: str, lanes: int = 256, seed: int = 3):
+    """Every decision with two or more legal moves of ``lanes`` hands of random play."""
+    from sixtysix_env.batched.engine import BatchedHands
+
+    rng = np.random.default_rng(seed)
+    hands = BatchedHands(lanes, rules)
+    hands.deal(hands.all_lanes, hands.random_decks(rng, lanes), rng.integers(0, 2, lanes))
+    lane_rng = rng.integers(1, 2**63, lanes).astype(np.uint64)
+    obs, legal = [], []
+    while not hands.over().all():
+        live = np.flatnonzero(~hands.over())
+        o, m = hands.observe(live, hands.to_move(live))
+        choice = m.sum(axis=1) > 1
+        obs.append(o[choice].copy())
+        legal.append(m[choice].astype(bool))
+        hands.apply(live, hands.random_actions(lane_rng, live))
+    return np.concatenate(obs), np.concatenate(legal)
+
+
+def _alone(net: PolicyNetwork, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Each row's logits from its own one-row product, as one observation gets them."""
+    return net.layer_logits(net.features(obs, legal if net.reads_mask else None)[:, None, :])[:, 0]
+
+
+PLAIN = ["sixtysix-ppo-v5", "sixtysix-ppo-schnapsen-vu"]
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_every_row_gets_the_move_it_gets_alone(name):
+    net, meta = read_policy(shipped_policies()[name].path)[:2]
+    obs, legal = _positions(meta["rule_preset"])
+    alone = np.where(legal, _alone(net, obs, legal), -np.inf)
+    assert (net.argmax_alone(obs, legal) == np.argmax(alone, axis=1)).all()
+    # The batch's own product is far inside the margin (100x measured on 34,385 positions).
+    batch = net.layer_logits(net.features(obs, legal if net.reads_mask else None))
+    scale = np.maximum(1.0, np.abs(np.where(legal, alone, 0)).max(axis=1))
+    off = np.abs(np.where(legal, batch - alone, 0)).max(axis=1) / scale
+    assert off.max() < BATCH_ROUNDING / 10, off.max()
+
+
+def _near_ties() -> PolicyNetwork:
+    """``sixtysix-ppo`` with its 24 card logits one column each, apart by 1e-7 of themselves."""
+    base = read_policy(shipped_policies()["sixtysix-ppo"].path)[0]
+    weights = [w.copy() for w in base.weights]
+    biases = [b.copy() for b in base.biases]
+    noise = np.random.default_rng(1).standard_normal(24)
+    weights[-1][:, :24] = weights[-1][:, :1] * (1 + 1e-7 * noise)
+    biases[-1][:24] = biases[-1][0] + 50
+    return PolicyNetwork(weights, biases, base.activation)
+
+
+def test_near_ties_are_computed_alone_and_turn_without_the_margin(monkeypatch):
+    net = _near_ties()
+    obs, legal = _positions("altmisalti", lanes=64)
+    want = np.argmax(np.where(legal, _alone(net, obs, legal), -np.inf), axis=1)
+    assert (net.argmax_alone(obs, legal) == want).all()
+    monkeypatch.setattr(network_module, "BATCH_ROUNDING", 0.0)
+    assert (net.argmax_alone(obs, legal) != want).any()
+
+
+def test_an_averaged_network_is_refused():
+    net = read_policy(shipped_policies()["sixtysix-ppo-v2-sym"].path)[0]
+    assert net.symmetry is not None
+    with pytest.raises(ValueError, match="plain network"):
+        net.argmax_alone(np.zeros((1, net.input_size), np.float32), np.ones((1, 34), bool))

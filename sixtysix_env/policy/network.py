@@ -24,8 +24,8 @@ SYMMETRY_TIE = 1e-4
 #: (a single observation's), in units of the row's scale, max(1, its largest |legal logit|):
 #: the float32 sums run in another order. :meth:`PolicyNetwork.argmax_alone` recomputes a row
 #: alone where its two best legal logits are closer than twice this. The largest difference
-#: measured is about 100x smaller (9e-6 of the scale over 34,385 positions of each shipped
-#: plain network, ``tests/policy/test_batch_invariance.py``).
+#: measured is about 100x smaller (9e-6 of the scale over 34,385 positions of random play for
+#: each shipped plain network, one BLAS thread or two; ``tests/policy/test_argmax_alone.py``).
 BATCH_ROUNDING = 1e-3
 #: What a network may read, and the size of each: the observation vector, and the
 #: action mask as 0/1 floats (a model trained on SixtySix-v0's ``Dict`` observation, such
@@ -174,7 +174,8 @@ class PolicyNetwork:
         does for the observation alone and no other row can turn (about 0.5% of the rows of
         real play are recomputed)."""
         if self.symmetry is not None:
-            raise ValueError("argmax_alone is for a plain network; an averaged one ties by SYMMETRY_TIE")
+            raise ValueError("argmax_alone is for a plain network; an averaged one ties by "
+                             "SYMMETRY_TIE")
         legal = np.asarray(legal, dtype=bool)
         feats = self.features(obs, legal if self.reads_mask else None)
         z = np.where(legal, self.layer_logits(feats), -np.inf)

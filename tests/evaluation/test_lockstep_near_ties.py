@@ -8,26 +8,15 @@ short test to meet."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from _near_ties import near_ties_network
 
 from sixtysix_env.evaluation import runner
-from sixtysix_env.policy import read_policy
 from sixtysix_env.policy.agent import PolicyAgent
-from sixtysix_env.policy.network import PolicyNetwork
-from sixtysix_env.policy.shipped import shipped_policies
 
 
 def _near_ties() -> PolicyAgent:
-    """``sixtysix-ppo`` with its 24 card logits made one column each, apart by 1e-7 of
-    themselves, and 50 above every other move."""
-    base = read_policy(shipped_policies()["sixtysix-ppo"].path)[0]
-    weights = [w.copy() for w in base.weights]
-    biases = [b.copy() for b in base.biases]
-    noise = np.random.default_rng(1).standard_normal(24)
-    weights[-1][:, :24] = weights[-1][:, :1] * (1 + 1e-7 * noise)
-    biases[-1][:24] = biases[-1][0] + 50
-    return PolicyAgent(PolicyNetwork(weights, biases, base.activation), name="near-ties")
+    return PolicyAgent(near_ties_network(), name="near-ties")
 
 
 def test_a_network_of_near_ties_scores_the_same_per_hand_and_in_lock_step(monkeypatch):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _near_ties import near_ties_network
 
 from sixtysix_env.policy import network as network_module
 from sixtysix_env.policy import read_policy
@@ -57,19 +58,8 @@ def test_every_row_gets_the_move_it_gets_alone(name):
     assert off.max() < BATCH_ROUNDING / 10, off.max()
 
 
-def _near_ties() -> PolicyNetwork:
-    """``sixtysix-ppo`` with its 24 card logits one column each, apart by 1e-7 of themselves."""
-    base = read_policy(shipped_policies()["sixtysix-ppo"].path)[0]
-    weights = [w.copy() for w in base.weights]
-    biases = [b.copy() for b in base.biases]
-    noise = np.random.default_rng(1).standard_normal(24)
-    weights[-1][:, :24] = weights[-1][:, :1] * (1 + 1e-7 * noise)
-    biases[-1][:24] = biases[-1][0] + 50
-    return PolicyNetwork(weights, biases, base.activation)
-
-
 def test_near_ties_are_computed_alone_and_turn_without_the_margin(monkeypatch):
-    net = _near_ties()
+    net = near_ties_network()
     obs, legal = _positions("altmisalti", lanes=64)
     want = np.argmax(np.where(legal, _alone(net, obs, legal), -np.inf), axis=1)
     assert (net.argmax_alone(obs, legal) == want).all()

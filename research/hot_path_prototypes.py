@@ -141,15 +141,10 @@ class NumpyGames:
 def make_numba():
     import numba
 
-    @numba.njit(cache=True)
-    def rand(state, i):
-        # xorshift64*: a generator per lane, so the games do not depend on the lane order.
-        x = state[i]
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        state[i] = x
-        return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+    # The batched engine's own xorshift64* (a generator per lane, so the games do not depend
+    # on the lane order) and bit count.
+    from sixtysix_env.batched.kernels import _popcount as bin_count
+    from sixtysix_env.batched.kernels import next_random as rand
 
     @numba.njit(cache=True)
     def deal(i, st, rng, stock):
@@ -232,14 +227,6 @@ def make_numba():
                     x = planes[f]
                     for b in range(24):
                         obs[i, 24 * f + b] = x >> b & 1
-
-    @numba.njit(cache=True)
-    def bin_count(m):
-        k = 0
-        while m:
-            m &= m - 1
-            k += 1
-        return k
 
     class NumbaGames:
         def __init__(self, n: int, seed: int) -> None:

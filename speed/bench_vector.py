@@ -31,7 +31,7 @@ Prints, from one process:
    against ``random`` and ``sixtysix-ppo-v4`` against ``heuristic``.
 4. **Forward passes** (with 3): ``sixtysix-ppo-v5``'s layers over random 0/1
    observations, computed four ways: each row alone (the agent's path for one
-   observation, and ``BatchedPolicy``'s exact rows), in fixed blocks of 4 and of 8
+   observation, and what ``argmax_alone`` recomputes at a near tie), in fixed blocks of 4 and of 8
    rows (one matrix product per block, the last block padded with zeros, one
    observation padded to a block), and one matrix product for the whole batch. For
    each: milliseconds per row in a batch of 1,000, milliseconds for one
@@ -185,10 +185,11 @@ def _blocks(net, x: np.ndarray, size: int) -> np.ndarray:
 
 
 FORWARDS = {
-    "each row alone (the agent's; exact=True)": lambda net, x: net.layer_logits(x[:, None, :])[:, 0],
+    "each row alone (one observation's product)":
+        lambda net, x: net.layer_logits(x[:, None, :])[:, 0],
     "blocks of 4 rows": lambda net, x: _blocks(net, x, 4),
     "blocks of 8 rows": lambda net, x: _blocks(net, x, 8),
-    "one product for the batch (exact=False)": lambda net, x: net.layer_logits(x),
+    "one product for the batch (lock-step's first pass)": lambda net, x: net.layer_logits(x),
 }
 
 

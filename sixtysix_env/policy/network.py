@@ -171,8 +171,8 @@ class PolicyNetwork:
         One matrix product computes the batch; a row whose two best legal logits are within
         twice :data:`BATCH_ROUNDING` of its scale is computed again alone (a one-row product
         per game, as :meth:`logits` computes one observation), so a near tie turns as it
-        does for the observation alone and no other row can turn (about 0.5% of the rows of
-        real play are recomputed)."""
+        does for the observation alone and no other row can turn (about 0.7% of the rows of
+        an evaluation of two shipped networks are recomputed)."""
         if self.symmetry is not None:
             raise ValueError("argmax_alone is for a plain network; an averaged one ties by "
                              "SYMMETRY_TIE")

@@ -1,9 +1,10 @@
 """A row's logits do not depend on the batch it is computed in: ``BatchedPolicy``'s exact
 logits (what a sampling or suit-averaged agent plays in lock-step, and what
 ``argmax_alone`` recomputes a near tie with) give every row, in any batch, at any place,
-bit for bit the logits the agent's single-observation path gives it, for a plain network, one that reads the action mask and one averaged over the suits; and the BLAS's
-thread count does not change them either (an evaluation worker runs one thread, ``sixtysix
-play`` as many as the BLAS likes).
+bit for bit the logits the agent's single-observation path gives it, for a plain network,
+one that reads the action mask and one averaged over the suits; and the BLAS's thread count
+does not change them either (an evaluation worker runs one thread, ``sixtysix play`` as
+many as the BLAS likes).
 
 The batch sizes include 7, 8, 9, 12 and 13: on the machines this was measured on, a
 matrix product over many rows computes its rows in tiles of 8 or 12 whose float sums run

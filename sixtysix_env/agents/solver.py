@@ -209,22 +209,12 @@ class _Search:
             self.trump_suit, self.marriage_points = tables.trump_suit, tables.marriage_points
             self.unit, self.king_only = tables.unit, tables.king_only
             return
-        self._build(
-            trump_suit=pos.trump_suit,
-            must_beat=rules.must_beat_in_suit,
-            marry_any=rules.marriage_after_close,
-            going_out=rules.going_out,
-            bonus=rules.last_trick_bonus,
-            fail_pen=fail_pen,
-            close_total=close_total,
-            close_tricks=close_tricks,
-        )
+        self._build(pos.trump_suit, fail_pen, close_total, close_tricks)
 
-    def _build(
-        self, trump_suit, must_beat, marry_any, going_out, bonus, fail_pen, close_total,
-        close_tricks,
-    ):
+    def _build(self, trump_suit, fail_pen, close_total, close_tricks):
         rules = self.solver.rules
+        must_beat, marry_any = rules.must_beat_in_suit, rules.marriage_after_close
+        going_out, bonus = rules.going_out, rules.last_trick_bonus
         # The 20-card presets' switches (docs/rules.md §17): the last trick wins the hand;
         # a marriage without a trick, by its king only; pending points (PENDING_UNIT).
         last_wins = rules.last_trick_wins

@@ -203,15 +203,19 @@ class _Search:
         self.root_marry = (
             marriage_refusal(rules, pos.tricks_l > 0, True, 0, bool(pos.just_closed)) is None
         )
-        if tables is not None:
-            self.follow, self.lead_node = tables.follow, tables.lead_node
-            self.went_out, self.ran_out = tables.went_out, tables.ran_out
-            self.trump_suit, self.marriage_points = tables.trump_suit, tables.marriage_points
-            self.unit, self.king_only = tables.unit, tables.king_only
-            return
-        self._build(pos.trump_suit, fail_pen, close_total, close_tricks)
+        #: The functions and constants of :meth:`_build`: this search's own, or those of
+        #: ``tables``.
+        self.built = (
+            tables.built if tables is not None
+            else self._build(pos.trump_suit, fail_pen, close_total, close_tricks)
+        )
+        (self.follow, self.lead_node, self.went_out, self.ran_out, self.trump_suit,
+         self.marriage_points, self.unit, self.king_only) = self.built
 
-    def _build(self, trump_suit, fail_pen, close_total, close_tricks):
+    def _build(self, trump_suit, fail_pen, close_total, close_tricks) -> tuple:
+        """The search's node functions (``follow``, ``lead_node``, ``went_out``,
+        ``ran_out``, sharing one transposition table) and constants (the trump suit, each
+        card's marriage points, the pending unit, ``king_only``)."""
         rules = self.solver.rules
         must_beat, marry_any = rules.must_beat_in_suit, rules.marriage_after_close
         going_out, bonus = rules.going_out, rules.last_trick_bonus
@@ -376,13 +380,7 @@ class _Search:
                     tt[key] = (best, best)
             return best
 
-        self.follow = follow
-        self.lead_node = lead_node
-        self.went_out = went_out
-        self.ran_out = ran_out
-        self.trump_suit = trump_suit
-        self.marriage_points = MP
-        self.unit, self.king_only = unit, king_only
+        return follow, lead_node, went_out, ran_out, trump_suit, MP, unit, king_only
 
     # -- roots ----------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from sixtysix_env.policy.shipped import shipped_policies
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 
 
-def _positions(rules: str, lanes: int = 256, seed: int = 3):
+def _positions(rules: str, lanes: int = 128, seed: int = 3):
     """Every decision with two or more legal moves of ``lanes`` hands of random play."""
     from sixtysix_env.batched.engine import BatchedHands
 

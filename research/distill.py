@@ -128,8 +128,23 @@ def collect(
     data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions")}
     n = len(data["actions"])
     agree = int(sum(int(p["agree"][0]) for p in parts))
-    meta = {
-        "format": DATA_FORMAT,
+    meta = labelled_meta(
+        DATA_FORMAT, learner, teacher, opponent, hands, rules, seed,
+        decisions=n, learner_agreement=agree / n if n else None,
+        seconds=time.perf_counter() - t0,
+    )
+    return {"data": data, "meta": meta}
+
+
+def labelled_meta(
+    data_format: str, learner: str, teacher: str, opponent: str, hands: int, rules: str,
+    seed: int, **more: Any,
+) -> dict[str, Any]:
+    """The ``meta`` record of a labelled data file (this script's, ``distill_soft``'s): its
+    format and observation version, who played and who labelled, the hands, rules and seed,
+    then ``more``."""
+    return {
+        "format": data_format,
         "obs_version": OBS_VERSION,
         "learner": learner,
         "teacher": teacher,
@@ -137,11 +152,8 @@ def collect(
         "hands": hands,
         "rules": rules,
         "seed": seed,
-        "decisions": n,
-        "learner_agreement": agree / n if n else None,
-        "seconds": time.perf_counter() - t0,
+        **more,
     }
-    return {"data": data, "meta": meta}
 
 
 def save_data(result: dict[str, Any], path: str) -> None:
@@ -185,6 +197,53 @@ def load_data(
             parts.append({k: z[k] for k in (keys or [k for k in z.files if k != "meta"])})
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     return data, metas
+
+
+def add_collect_arguments(parser: argparse.ArgumentParser, hands: int) -> None:
+    """The options of a labelling run (``collect`` here and in ``distill_soft``): the learner
+    that plays, the teacher that labels, the opponent, the hands (default ``hands``), the
+    rules and the seed; :func:`collect_arguments` reads them."""
+    parser.add_argument("--learner", required=True, help="policy file (or agent name) that plays")
+    parser.add_argument("--teacher", default="expert", help="agent whose actions are the labels")
+    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--hands", type=int, default=hands)
+    parser.add_argument("--rules", default="altmisalti")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def collect_arguments(args: argparse.Namespace) -> tuple[str, str, str, int, str, int]:
+    """(learner, teacher, opponent, hands, rules, seed) of :func:`add_collect_arguments`."""
+    return args.learner, args.teacher, args.opponent, args.hands, args.rules, args.seed
+
+
+def add_fit_arguments(
+    parser: argparse.ArgumentParser,
+    epochs: int,
+    learning_rate: float,
+    batch_size: int,
+    val_fraction: float,
+) -> None:
+    """The options of a fit (``fit`` here, in ``distill_soft`` and in ``endgame_fit``), with
+    their defaults: epochs, learning rate, batch size, seed and the share held out;
+    :func:`fit_arguments` reads them."""
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--learning-rate", type=float, default=learning_rate)
+    parser.add_argument("--batch-size", type=int, default=batch_size)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--val-fraction", type=float, default=val_fraction, help="share held out for accuracy"
+    )
+
+
+def fit_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of a ``fit`` from :func:`add_fit_arguments`'s options."""
+    return {
+        "epochs": args.epochs,
+        "learning_rate": args.learning_rate,
+        "batch_size": args.batch_size,
+        "seed": args.seed,
+        "val_fraction": args.val_fraction,
+    }
 
 
 def fit(
@@ -261,49 +320,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="label the learner's decisions with the teacher's")
-    c.add_argument("--learner", required=True, help="policy file (or agent name) that plays")
-    c.add_argument("--teacher", default="expert", help="agent whose actions are the labels")
-    c.add_argument("--opponent", default="heuristic")
-    c.add_argument("--hands", type=int, default=4000)
-    c.add_argument("--rules", default="altmisalti")
-    c.add_argument("--seed", type=int, default=0)
+    add_collect_arguments(c, hands=4000)
     c.add_argument("--workers", type=int, default=1)
     c.add_argument("-o", "--out", required=True)
     f = sub.add_parser("fit", help="fit a run's model to labelled data; write a new run folder")
     f.add_argument("--run", required=True)
     f.add_argument("--data", nargs="+", required=True)
     f.add_argument("-o", "--out", required=True)
-    f.add_argument("--epochs", type=int, default=3)
-    f.add_argument("--learning-rate", type=float, default=1e-4)
-    f.add_argument("--batch-size", type=int, default=256)
-    f.add_argument("--seed", type=int, default=0)
+    add_fit_arguments(f, epochs=3, learning_rate=1e-4, batch_size=256, val_fraction=0.1)
     f.add_argument("--source", choices=("best", "latest"), default="best")
-    f.add_argument("--val-fraction", type=float, default=0.1, help="share held out for accuracy")
     args = parser.parse_args(argv)
     if args.cmd == "collect":
-        res = collect(
-            args.learner,
-            args.teacher,
-            args.opponent,
-            args.hands,
-            args.rules,
-            args.seed,
-            args.workers,
-        )
+        res = collect(*collect_arguments(args), args.workers)
         save_data(res, args.out)
         print(json.dumps(res["meta"], indent=2))
     else:
-        rec = fit(
-            args.run,
-            args.data,
-            args.out,
-            args.epochs,
-            args.learning_rate,
-            args.batch_size,
-            args.seed,
-            args.source,
-            args.val_fraction,
-        )
+        rec = fit(args.run, args.data, args.out, source=args.source, **fit_arguments(args))
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0
 

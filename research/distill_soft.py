@@ -50,9 +50,16 @@ from sixtysix_env.game.engine import State, new_hand
 from sixtysix_env.game.rules import make_rules
 from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
-from sixtysix_env.policy.observation import INDEX, OBS_SIZE, OBS_VERSION, observe_view
+from sixtysix_env.policy.observation import INDEX, OBS_SIZE, observe_view
 
-from .distill import read_meta
+from .distill import (
+    add_collect_arguments,
+    add_fit_arguments,
+    collect_arguments,
+    fit_arguments,
+    labelled_meta,
+    read_meta,
+)
 from .hands import opponent_moves
 
 DATA_FORMAT = "sixtysix-distill-soft-data/1"
@@ -179,19 +186,11 @@ def collect(
         raise ValueError(f"hands must be at least 1, got {hands!r}")
     t0 = time.perf_counter()
     data = _collect(learner, teacher, opponent, rules, seed, hands, close_study, playouts)
-    meta = {
-        "format": DATA_FORMAT,
-        "obs_version": OBS_VERSION,
-        "learner": learner,
-        "teacher": teacher,
-        "opponent": opponent,
-        "hands": hands,
-        "rules": rules,
-        "seed": seed,
-        "decisions": len(data["teacher"]),
-        "study_columns": list(STUDY_COLUMNS),
-        "seconds": time.perf_counter() - t0,
-    }
+    meta = labelled_meta(
+        DATA_FORMAT, learner, teacher, opponent, hands, rules, seed,
+        decisions=len(data["teacher"]), study_columns=list(STUDY_COLUMNS),
+        seconds=time.perf_counter() - t0,
+    )
     return {"data": data, "meta": meta}
 
 
@@ -528,12 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser(
         "collect", help="the teacher's actions and action values on the learner's states"
     )
-    c.add_argument("--learner", required=True)
-    c.add_argument("--teacher", default="expert")
-    c.add_argument("--opponent", default="heuristic")
-    c.add_argument("--hands", type=int, default=1000)
-    c.add_argument("--rules", default="altmisalti")
-    c.add_argument("--seed", type=int, default=0)
+    add_collect_arguments(c, hands=1000)
     c.add_argument("--close-study", action="store_true", help="play out close disagreements")
     c.add_argument(
         "--playouts", action="store_true", help="play out every disagreement (learner finishes)"
@@ -547,11 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--data", nargs="+", required=True, help="one or more data files")
     f.add_argument("--target", choices=("hard", "soft"), default="soft")
     f.add_argument("--temperature", type=float, default=0.25, help="softmax temperature, gp")
-    f.add_argument("--epochs", type=int, default=4)
-    f.add_argument("--learning-rate", type=float, default=1e-4)
-    f.add_argument("--batch-size", type=int, default=256)
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--val-fraction", type=float, default=0.1)
+    add_fit_arguments(f, epochs=4, learning_rate=1e-4, batch_size=256, val_fraction=0.1)
     f.add_argument(
         "--min-gap",
         type=float,
@@ -578,16 +568,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("-o", "--out", required=True)
     args = parser.parse_args(argv)
     if args.cmd == "collect":
-        res = collect(
-            args.learner,
-            args.teacher,
-            args.opponent,
-            args.hands,
-            args.rules,
-            args.seed,
-            args.close_study,
-            args.playouts,
-        )
+        res = collect(*collect_arguments(args), args.close_study, args.playouts)
         save_data(res, args.out)
         print(json.dumps(res["meta"], indent=2))
         print(json.dumps(summarize(res["data"]), indent=2))
@@ -601,15 +582,11 @@ def main(argv: list[str] | None = None) -> int:
             args.out,
             args.target,
             args.temperature,
-            args.epochs,
-            args.learning_rate,
-            args.batch_size,
-            args.seed,
-            args.val_fraction,
-            args.min_gap,
-            args.labels,
-            args.train,
-            args.anchor,
+            min_gap=args.min_gap,
+            labels=args.labels,
+            train=args.train,
+            anchor=args.anchor,
+            **fit_arguments(args),
         )
         print(json.dumps({k: v for k, v in rec.items() if k != "data"}, indent=2))
     return 0

@@ -67,7 +67,7 @@ from sixtysix_env.game.view import player_view
 from sixtysix_env.policy import PolicyNetwork, save_policy
 from sixtysix_env.policy.observation import OBS_SIZE, OBS_VERSION, observe_view
 
-from .distill import load_data
+from .distill import add_fit_arguments, load_data
 
 DATA_FORMAT = "sixtysix-endgame-labels/1"
 OPPONENTS = ("self", "heuristic", "sixtysix-ppo", "self")
@@ -425,12 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("fit", help="fit a suit-symmetric policy file to the labels")
     f.add_argument("--policy", required=True)
     f.add_argument("--data", nargs="+", required=True)
-    f.add_argument("--epochs", type=int, default=3)
-    f.add_argument("--learning-rate", type=float, default=3e-5)
-    f.add_argument("--batch-size", type=int, default=512)
+    add_fit_arguments(f, epochs=3, learning_rate=3e-5, batch_size=512, val_fraction=0.0)
     f.add_argument("--anchor-weight", type=float, default=1.0)
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--val-fraction", type=float, default=0.0)
     f.add_argument("--tolerance", type=float, default=0.0, help="gp; widens search labels")
     f.add_argument(
         "--label-target",

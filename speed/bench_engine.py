@@ -83,26 +83,12 @@ def micro(positions) -> tuple[float, float]:
 
 
 def schnapsen_peer(games: int, seed: int) -> tuple[int, float] | None:
-    try:
-        from schnapsen.bots import RandBot
-        from schnapsen.game import SchnapsenGamePlayEngine
-    except ImportError:
-        return None
-    moves = [0]
+    """(moves, seconds) of ``games`` games of two ``RandBot`` in the package's engine, as
+    ``speed/bench_schnapsen.py`` times them; None without the package."""
+    from speed.bench_schnapsen import package_rate
 
-    class CountingRandBot(RandBot):
-        def get_move(self, perspective, leader_move):
-            moves[0] += 1
-            return super().get_move(perspective, leader_move)
-
-    engine = SchnapsenGamePlayEngine()
-    rng = random.Random(seed)
-    b1 = CountingRandBot(random.Random(seed + 1), "b1")
-    b2 = CountingRandBot(random.Random(seed + 2), "b2")
-    t0 = time.perf_counter()
-    for _ in range(games):
-        engine.play_game(b1, b2, rng)
-    return moves[0], time.perf_counter() - t0
+    timed = package_rate(games, seed)
+    return None if timed is None else (timed[1], timed[0])
 
 
 def main(argv: list[str] | None = None) -> int:

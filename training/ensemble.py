@@ -348,18 +348,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights", type=float, nargs="+", help="one positive weight per policy (default: equal)"
     )
-    add_export_evaluation_arguments(p)
+    add_export_evaluation_arguments(
+        p,
+        eval_log="write NAME.eval.jsonl beside the output (the members' learning curves "
+        "and the ensemble's figures at export)",
+    )
     p.add_argument(
         "--symmetry",
         choices=SYMMETRIES,
         help="also average over this symmetry of the game: 'suits', the 24 renamings of the "
         "suits (then one policy is enough)",
-    )
-    p.add_argument(
-        "--no-eval-log",
-        action="store_true",
-        help="do not write NAME.eval.jsonl beside the output (the members' learning curves "
-        "and the ensemble's figures at export)",
     )
 
 

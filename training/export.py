@@ -71,11 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the actor alone (one forward pass per decision), not averaged over the "
         "suit renamings as a run with play_symmetry evaluated it",
     )
-    add_export_evaluation_arguments(parser)
-    parser.add_argument(
-        "--no-eval-log",
-        action="store_true",
-        help="do not copy the run's evaluation log (eval.jsonl) beside the policy as "
+    add_export_evaluation_arguments(
+        parser,
+        eval_log="copy the run's evaluation log (eval.jsonl) beside the policy as "
         "NAME.eval.jsonl (the learning curve's data)",
     )
 

@@ -167,10 +167,11 @@ def save_exported_policy(
     return written
 
 
-def add_export_evaluation_arguments(parser) -> None:
+def add_export_evaluation_arguments(parser, eval_log: str) -> None:
     """The options of the evaluation recorded in a written policy file (``sixtysix export``,
     ``sixtysix ensemble``): ``--eval-deals``, ``--eval-opponents``, ``--eval-seed``,
-    ``--workers``."""
+    ``--workers``, and ``--no-eval-log``: do not ``eval_log`` (what the command writes
+    beside the file)."""
     parser.add_argument(
         "--eval-deals",
         type=int,
@@ -187,3 +188,4 @@ def add_export_evaluation_arguments(parser) -> None:
     )
     parser.add_argument("--eval-seed", type=int, default=7, help="seed of those deals (default 7)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    parser.add_argument("--no-eval-log", action="store_true", help=f"do not {eval_log}")

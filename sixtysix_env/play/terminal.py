@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from typing import TextIO
 
 from ..agents import agent_names
@@ -144,29 +145,21 @@ _YELLOW = "\x1b[33m"
 _RESET = "\x1b[0m"
 
 
+@dataclass(eq=False)
 class TerminalGame:
     """The text front end of a :class:`GameSession`, over two streams."""
 
-    def __init__(
-        self,
-        session: GameSession,
-        stdin: TextIO,
-        stdout: TextIO,
-        ascii: bool = False,
-        color: bool = False,
-        hints: bool = False,
-    ) -> None:
-        self.session = session
-        self.stdin = stdin
-        self.out = stdout
-        self.ascii = ascii
-        self.color = color
-        self.hints = hints
+    session: GameSession
+    stdin: TextIO
+    stdout: TextIO
+    ascii: bool = False
+    color: bool = False
+    hints: bool = False
 
     # -- output helpers -----------------------------------------------------
 
     def write(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        self.stdout.write(text + "\n")
 
     def _style(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color else text
@@ -183,8 +176,8 @@ class TerminalGame:
 
     def read(self, prompt: str) -> str | None:
         """A line of input without its newline, or None at end of input."""
-        self.out.write(prompt)
-        self.out.flush()
+        self.stdout.write(prompt)
+        self.stdout.flush()
         line = self.stdin.readline()
         if not line:
             self.write()

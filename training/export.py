@@ -2,6 +2,7 @@
 
     sixtysix export runs/quickstart -o quickstart.npz          # the run's best model
     sixtysix export runs/quickstart --which latest -o latest.npz
+    sixtysix export runs/quickstart --snapshot 250000 -o at-250k.npz   # a kept snapshot
     sixtysix export runs/quickstart/best/model.zip -o best.npz --eval-deals 2000
     sixtysix export my_sb3_model.zip -o my_model.npz    # any SB3 model of docs/ecosystem.md
     sixtysix export my_sb3_model.zip --rules schnapsen-vu -o my_model.npz   # trained for a preset
@@ -56,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("best", "latest"),
         default="best",
         help="for a run folder: its best model (default) or its latest",
+    )
+    parser.add_argument(
+        "--snapshot",
+        type=int,
+        metavar="STEPS",
+        help="for an SB3 run folder, in place of --which: the snapshot of the learner the run "
+        "kept at STEPS steps (snapshots/snap-STEPS.npz; its file names list the steps)",
     )
     parser.add_argument("--name", help="name of the policy (default: the output file's stem)")
     parser.add_argument(
@@ -130,6 +138,23 @@ def _run_onnx(args: argparse.Namespace) -> int:
     print(summary_line(out, props))
     return 0
 
+def _snapshot_refusal(args: argparse.Namespace) -> str | None:
+    """Why ``--snapshot`` cannot apply here (None: it can, or it was not given)."""
+    steps = getattr(args, "snapshot", None)
+    if steps is None:
+        return None
+    if steps < 0:
+        return f"--snapshot takes a number of learner steps >= 0, got {steps}"
+    if not os.path.isdir(args.model):
+        return f"--snapshot takes a run folder (runs/NAME), got {args.model!r}"
+    if getattr(args, "format", "npz") == "onnx":
+        return ("--snapshot writes a policy file (.npz); convert it after: "
+                "sixtysix export FILE.npz --format onnx -o FILE.onnx")
+    if config_backend(args.model) == "rllib":
+        return "--snapshot is built for SB3 runs; an RLlib run exports its best or latest policy"
+    return None
+
+
 def _rules_refusal(args: argparse.Namespace) -> str | None:
     """Why ``--rules`` cannot apply here (None: it can, or it was not given): a run's config
     names its own rules; a policy file (.npz) or shipped name records them already."""
@@ -158,6 +183,10 @@ def _rules_refusal(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     refusal = _rules_refusal(args)
+    if refusal is not None:
+        print(f"sixtysix export: {refusal}", file=sys.stderr)
+        return 2
+    refusal = _snapshot_refusal(args)
     if refusal is not None:
         print(f"sixtysix export: {refusal}", file=sys.stderr)
         return 2

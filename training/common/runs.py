@@ -17,6 +17,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sys
@@ -60,6 +61,23 @@ def find_model(path: str, which: str = "best") -> tuple[str, str | None]:
     # runs/NAME/best/model.zip -> runs/NAME
     parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     return path, parent if os.path.exists(os.path.join(parent, "config.yaml")) else None
+
+
+def snapshot_file(run_dir: str, steps: int) -> str:
+    """The snapshot a run kept of its learner at ``steps`` learner steps
+    (``snapshots/snap-STEPS.npz``, the file its opponent pool played); a missing one is
+    refused naming the steps the run keeps."""
+    folder = os.path.join(run_dir, "snapshots")
+    path = os.path.join(folder, f"snap-{steps:09d}.npz")
+    if os.path.isfile(path):
+        return path
+    kept = sorted(
+        int(f[5:-4]) for f in (os.listdir(folder) if os.path.isdir(folder) else [])
+        if re.fullmatch(r"snap-\d{9}\.npz", f)
+    )
+    listed = ", ".join(f"{k}" for k in kept) if kept else "none"
+    raise FileNotFoundError(f"run folder {run_dir!r} keeps no snapshot at {steps} steps; "
+                            f"the snapshots it keeps (steps): {listed}")
 
 
 def write_json(path: str, data: Any) -> None:

@@ -28,15 +28,23 @@ import os
 import sys
 from typing import Any
 
+from sixtysix_env.policy import read_policy
 from sixtysix_env.policy.sb3 import SB3ModelError, read_sb3_model
 
 from ..common.figures import export_record, print_export, save_exported_policy
 from ..common.numpy_policy import ExportError, network_from_policy
-from ..common.runs import copy_eval_log, distillation, find_model, read_json, run_config
+from ..common.runs import (
+    copy_eval_log,
+    distillation,
+    find_model,
+    read_json,
+    run_config,
+    snapshot_file,
+)
 from ..config.loader import TrainConfig, flat_options
 from .model_file import OWN_POLICY_MODULES, ModelFileError, load_model, read_data_record
 
-__all__ = ["export_model", "export_sb3_file", "is_foreign_model", "run"]
+__all__ = ["export_model", "export_sb3_file", "export_snapshot", "is_foreign_model", "run"]
 
 
 def _versions() -> dict[str, str]:
@@ -111,6 +119,37 @@ def export_model(
     )
 
 
+def export_snapshot(
+    run_dir: str,
+    steps: int,
+    out: str,
+    name: str | None = None,
+    eval_deals: int = 1000,
+    eval_opponents: list[str] | None = None,
+    eval_seed: int = 7,
+    eval_workers: int = 1,
+    plain: bool = False,
+) -> dict[str, Any]:
+    """Export the snapshot run ``run_dir`` kept of its learner at ``steps`` steps
+    (``snapshots/snap-STEPS.npz``: the actor alone, as its opponent pool played it) with the
+    run's record, as :func:`export_model` exports its best or latest model; returns the
+    metadata record written. The training record names the snapshot; its wall time and
+    speed are the run's, which went on past it."""
+    path = snapshot_file(run_dir, steps)
+    cfg = run_config(run_dir)
+    summary = read_json(os.path.join(run_dir, "summary.json"))
+    network = read_policy(path)[0]
+    if not plain:  # as the run evaluated its models (option play_symmetry)
+        network = network.with_symmetry(cfg.shared.play_symmetry)
+    training = _training_record(steps, cfg, run_dir, summary)
+    training["snapshot"] = os.path.relpath(path, run_dir)
+    record = export_record(out, name, cfg.shared.rules, training, None)
+    return save_exported_policy(
+        out, network, record, cfg.shared.rules, eval_deals, eval_opponents, eval_seed,
+        eval_workers,
+    )
+
+
 def is_foreign_model(model_path: str, run_dir: str | None) -> bool:
     """Whether ``model_path`` is an SB3 model saved outside a ``sixtysix train`` run (read by
     :mod:`sixtysix_env.policy.sb3`), rather than a run's own model."""
@@ -151,6 +190,8 @@ def export_sb3_file(
 
 def run(args: argparse.Namespace) -> int:
     """``sixtysix export`` for an SB3 run folder or model file (the output named ``.npz``)."""
+    if getattr(args, "snapshot", None) is not None:
+        return _run_snapshot(args)
     try:
         model_path, run_dir = find_model(args.model, args.which)
     except FileNotFoundError as e:
@@ -187,4 +228,19 @@ def run(args: argparse.Namespace) -> int:
     copy_log = run_dir is not None and not args.no_eval_log
     print_export(args.output, record, model_path,
                  copy_eval_log(run_dir, args.output) if copy_log else None)
+    return 0
+
+
+def _run_snapshot(args: argparse.Namespace) -> int:
+    """``sixtysix export RUN --snapshot STEPS``."""
+    try:
+        record = export_snapshot(
+            args.model, args.snapshot, args.output, args.name, args.eval_deals,
+            args.eval_opponents, args.eval_seed, args.workers, args.plain,
+        )
+    except (FileNotFoundError, ExportError, ValueError) as e:
+        print(f"sixtysix export: {e}", file=sys.stderr)
+        return 1
+    log = None if args.no_eval_log else copy_eval_log(args.model, args.output)
+    print_export(args.output, record, snapshot_file(args.model, args.snapshot), log)
     return 0

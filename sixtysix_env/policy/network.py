@@ -181,7 +181,7 @@ class PolicyNetwork:
         z = np.where(legal, self.layer_logits(feats), -np.inf)
         top = np.partition(z, -2, axis=1)[:, -2:]
         scale = np.maximum(1.0, np.abs(np.where(legal, z, 0.0)).max(axis=1))
-        close = np.flatnonzero(top[:, 1] - top[:, 0] < 2.0 * BATCH_ROUNDING * scale)
+        close = np.flatnonzero(top[:, 1] - top[:, 0] <= 2.0 * BATCH_ROUNDING * scale)
         if len(close):
             alone = self.layer_logits(feats[close][:, None, :])[:, 0, :]
             z[close] = np.where(legal[close], alone, -np.inf)

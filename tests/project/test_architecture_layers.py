@@ -60,18 +60,17 @@ def test_the_training_package_has_no_import_cycle():
     assert out.stdout.rstrip().endswith("cycles: none"), out.stdout
 
 
-def test_importing_the_package_loads_no_numpy_or_gymnasium():
-    out = _run(
+#: Three checks that need a fresh interpreter, run in one, in this order (each reads what the
+#: ones before it left: the first imports nothing but the package, the second is the first
+#: use of the AEC page, the third the first import of its old path). Separated by ``---``.
+FRESH_CHECKS = {
+    "light": (
         "import sys, sixtysix_env\n"
         "s = sixtysix_env.new_hand(0)\n"
-        "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))"
-    )
-    assert out.strip() == "[]"
-
-
-def test_the_environment_pages_keep_their_public_names():
+        "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))\n"
+    ),
     # The pages live in env/ (sixtysix_v0.py, openspiel.py) and are imported on first use.
-    out = _run(
+    "pages": (
         "import sys, sixtysix_env\n"
         "from sixtysix_env import sixtysix_v0\n"
         "print(sixtysix_v0.__name__, sixtysix_env.sixtysix_v0 is sixtysix_v0,\n"
@@ -80,8 +79,35 @@ def test_the_environment_pages_keep_their_public_names():
         "    sixtysix_env.no_such_name\n"
         "except AttributeError as e:\n"
         "    print(e)\n"
-    )
-    assert out.splitlines() == [
+    ),
+    "aec": (
+        "import warnings\n"
+        "from sixtysix_env import sixtysix_v0\n"
+        "print(sixtysix_v0.raw_env.__module__, sixtysix_v0.env.__module__)\n"
+        "print(sixtysix_v0.__doc__.splitlines()[0])\n"
+        "with warnings.catch_warnings(record=True) as said:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from sixtysix_env.env import sixtysix\n"
+        "print(sixtysix is sixtysix_v0, [str(w.message).split(':')[0] for w in said])\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict[str, list[str]]:
+    """Each of :data:`FRESH_CHECKS`' output lines, from one interpreter."""
+    out = _run("print('---')\n".join(FRESH_CHECKS.values()))
+    parts = out.split("---\n")
+    assert len(parts) == len(FRESH_CHECKS), out
+    return {name: part.splitlines() for name, part in zip(FRESH_CHECKS, parts)}
+
+
+def test_importing_the_package_loads_no_numpy_or_gymnasium(fresh):
+    assert fresh["light"] == ["[]"]
+
+
+def test_the_environment_pages_keep_their_public_names(fresh):
+    assert fresh["pages"] == [
         "sixtysix_env.env.sixtysix_v0 True True False",
         "module 'sixtysix_env' has no attribute 'no_such_name'",
     ]
@@ -142,20 +168,10 @@ def test_no_folder_names_one_above_it_not_even_for_annotations():
     assert not upward, upward
 
 
-def test_the_aec_page_holds_its_class_as_pettingzoo_classic_does():
+def test_the_aec_page_holds_its_class_as_pettingzoo_classic_does(fresh):
     """The page (the module's docstring), ``raw_env`` and ``env()`` are one module;
     ``sixtysix_env.env.sixtysix``, where the class was, is an alias of it."""
-    out = _run(
-        "import warnings\n"
-        "from sixtysix_env import sixtysix_v0\n"
-        "print(sixtysix_v0.raw_env.__module__, sixtysix_v0.env.__module__)\n"
-        "print(sixtysix_v0.__doc__.splitlines()[0])\n"
-        "with warnings.catch_warnings(record=True) as said:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from sixtysix_env.env import sixtysix\n"
-        "print(sixtysix is sixtysix_v0, [str(w.message).split(':')[0] for w in said])\n"
-    )
-    assert out.splitlines() == [
+    assert fresh["aec"] == [
         "sixtysix_env.env.sixtysix_v0 sixtysix_env.env.sixtysix_v0",
         "Sixty-Six as a PettingZoo AEC environment: this docstring is its documentation page.",
         "True ['sixtysix_env.env.sixtysix moved to sixtysix_env.env.sixtysix_v0 in sixtysix 0.2.0']",

@@ -123,8 +123,13 @@ def test_twenty_card_presets_deal_their_decks_given_or_drawn(rules):
                            "learner_seats": seats})
 
 
-@pytest.mark.parametrize("opponent", ["policy", "heuristic", "first-legal"])
-@pytest.mark.parametrize("weight", [0.0, 0.5])
+# Each opponent without hand rewards in the fast lane, and with them the one whose matches
+# have ties carried over; the other two with hand rewards in the full suite.
+@pytest.mark.parametrize("opponent, weight", [
+    ("policy", 0.0), ("heuristic", 0.0), ("first-legal", 0.0), ("first-legal", 0.5),
+    pytest.param("policy", 0.5, marks=pytest.mark.slow),
+    pytest.param("heuristic", 0.5, marks=pytest.mark.slow),
+])
 def test_same_matches_as_single_environments(opponent, weight):
     # Short matches with tied hands carried over. With the first legal move on both sides
     # (an agent the vector env plays game by game) some of these 40 matches have a tie.

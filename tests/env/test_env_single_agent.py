@@ -118,15 +118,18 @@ def test_lose_mode_ends_the_episode_with_the_penalty():
         SixtySixEnv(illegal_action="lose", illegal_reward=-1)
 
 
+# The fast lane plays the first half of the episodes; the full suite all of them.
+@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
+                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("rules", [  # a 24-card and a 20-card preset in the fast lane
     p if p in ("altmisalti", "schnapsen") else pytest.param(p, marks=pytest.mark.slow)
     for p in sorted(PRESETS)])
-def test_episodes_mask_rewards_and_opponent(rules):
+def test_episodes_mask_rewards_and_opponent(rules, share):
     opponent = LowestLegal()
     env = SixtySixEnv(opponent=opponent, rules=rules)
     rng = random.Random(4)
     seats = set()
-    for episode in range(150):
+    for episode in range(150 // share):
         obs, info = env.reset(seed=episode)
         seat = info["learner_seat"]
         seats.add(seat)

@@ -138,6 +138,7 @@ def _run_onnx(args: argparse.Namespace) -> int:
     print(summary_line(out, props))
     return 0
 
+
 def _snapshot_refusal(args: argparse.Namespace) -> str | None:
     """Why ``--snapshot`` cannot apply here (None: it can, or it was not given)."""
     steps = getattr(args, "snapshot", None)

@@ -6,6 +6,7 @@ import random
 import zlib
 
 import pytest
+from _lanes import HALF_IN_THE_FAST_LANE, two_presets_in_the_fast_lane
 
 from sixtysix_env import PRESETS, make_rules, new_hand
 from sixtysix_env.agents.solver import Solver, action_values, brute_force_value, solve
@@ -52,11 +53,8 @@ def strict_positions(rules, count, seed, max_cards, close_prob=0.3, mid_trick=0.
 
 
 # The fast lane solves the first half of each rule set's positions; the full suite all of them.
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", [  # the variants and two presets (24 and 20 cards) in the fast lane
-    pytest.param(n, marks=pytest.mark.slow) if n in PRESETS and n not in ("altmisalti", "schnapsen")
-    else n for n in sorted(ALL_RULES)])
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
+@pytest.mark.parametrize("name", two_presets_in_the_fast_lane(sorted(ALL_RULES)))
 def test_solver_value_equals_brute_force(name, share):
     rules = ALL_RULES[name]
     seed = zlib.crc32(name.encode()) % 1000

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _lanes import HALF_IN_THE_FAST_LANE, two_presets_in_the_fast_lane
 
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
 
@@ -76,11 +77,8 @@ def assert_same(rules, states, keep_tables):
 
 
 # The fast lane compares the first half of the positions; the full suite all of them.
-@pytest.mark.parametrize("name", [  # the variants and two presets (24 and 20 cards) in the fast lane
-    pytest.param(n, marks=pytest.mark.slow) if n in PRESETS and n not in ("altmisalti", "schnapsen")
-    else n for n in sorted(ALL_RULES)])
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", two_presets_in_the_fast_lane(sorted(ALL_RULES)))
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
 def test_same_values_as_python_solver(name, share):
     rules = ALL_RULES[name]
     states = positions(rules, 60 // share, seed=len(name))
@@ -205,11 +203,8 @@ def assert_same_rollouts(rules, states, seed):
     return compared
 
 
-@pytest.mark.parametrize("name", [  # the variants and two presets (24 and 20 cards) in the fast lane
-    pytest.param(n, marks=pytest.mark.slow) if n in PRESETS and n not in ("altmisalti", "schnapsen")
-    else n for n in sorted(ALL_RULES)])
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", two_presets_in_the_fast_lane(sorted(ALL_RULES)))
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
 def test_same_rollout_values(name, share):
     rules = ALL_RULES[name]
     states = open_positions(rules, 25 // share, seed=len(name))

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _lanes import two_presets_in_the_fast_lane
 from pettingzoo.test import api_test, render_test, seed_test
 
 from sixtysix_env import (
@@ -137,9 +138,7 @@ def test_mask_is_the_engines_legal_actions_every_step(rules):
 # comes up in the first 15 in both presets); the full suite all of them.
 @pytest.mark.parametrize("games", [pytest.param(100, id="100"),
                                    pytest.param(300, id="300", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("rules", [  # a 24-card and a 20-card preset in the fast lane
-    p if p in ("altmisalti", "schnapsen") else pytest.param(p, marks=pytest.mark.slow)
-    for p in sorted(PRESETS)])
+@pytest.mark.parametrize("rules", two_presets_in_the_fast_lane(sorted(PRESETS)))
 def test_hand_rewards_are_zero_sum_game_points(rules, games):
     env = sixtysix_v0.env(rules=rules)
     rng = random.Random(3)

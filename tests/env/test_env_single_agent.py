@@ -9,6 +9,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from _lanes import HALF_IN_THE_FAST_LANE, two_presets_in_the_fast_lane
 from gymnasium.utils.env_checker import check_env
 
 import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
@@ -119,11 +120,8 @@ def test_lose_mode_ends_the_episode_with_the_penalty():
 
 
 # The fast lane plays the first half of the episodes; the full suite all of them.
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("rules", [  # a 24-card and a 20-card preset in the fast lane
-    p if p in ("altmisalti", "schnapsen") else pytest.param(p, marks=pytest.mark.slow)
-    for p in sorted(PRESETS)])
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
+@pytest.mark.parametrize("rules", two_presets_in_the_fast_lane(sorted(PRESETS)))
 def test_episodes_mask_rewards_and_opponent(rules, share):
     opponent = LowestLegal()
     env = SixtySixEnv(opponent=opponent, rules=rules)

@@ -15,6 +15,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from _lanes import HALF_IN_THE_FAST_LANE
 
 from sixtysix_env.game.actions import NUM_ACTIONS, suit_relabelled_actions
 from sixtysix_env.game.cards import NUM_RANKS
@@ -45,8 +46,7 @@ def _rename(card: int, perm) -> int:
 
 
 # The fast lane plays the first half of the hands; the full suite all of them.
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
 @pytest.mark.parametrize("preset", ["altmisalti", "pagat66", "santase"])
 def test_a_renamed_deal_gives_the_renamed_observation_at_every_step(preset, share):
     rng = random.Random(preset)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _lanes import HALF_IN_THE_FAST_LANE, two_presets_in_the_fast_lane
 
 from sixtysix_env.game.actions import NUM_ACTIONS, action_name
 from sixtysix_env.game.engine import new_hand
@@ -15,11 +16,8 @@ from sixtysix_env.play.session import explain_illegal
 
 
 # The fast lane the first half of the hands; the full suite all of them.
-@pytest.mark.parametrize("share", [pytest.param(2, id="half"),
-                                   pytest.param(1, id="all", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("preset", [  # a 24-card and a 20-card preset in the fast lane
-    p if p in ("altmisalti", "schnapsen") else pytest.param(p, marks=pytest.mark.slow)
-    for p in sorted(PRESETS)])
+@pytest.mark.parametrize("share", HALF_IN_THE_FAST_LANE)
+@pytest.mark.parametrize("preset", two_presets_in_the_fast_lane(sorted(PRESETS)))
 def test_explanations_agree_with_the_legal_mask(preset, share):
     rng = random.Random(f"explain/{preset}")
     positions = 0

@@ -44,7 +44,7 @@ from ..common.runs import (
 from ..config.loader import TrainConfig, flat_options
 from .model_file import OWN_POLICY_MODULES, ModelFileError, load_model, read_data_record
 
-__all__ = ["export_model", "export_sb3_file", "export_snapshot", "is_foreign_model", "run"]
+__all__ = ["export_model", "export_sb3_file", "is_foreign_model", "run"]
 
 
 def _versions() -> dict[str, str]:
@@ -116,37 +116,6 @@ def export_model(
     record = export_record(out, name, rules, training, run_eval)
     return save_exported_policy(
         out, network, record, rules, eval_deals, eval_opponents, eval_seed, eval_workers
-    )
-
-
-def export_snapshot(
-    run_dir: str,
-    steps: int,
-    out: str,
-    name: str | None = None,
-    eval_deals: int = 1000,
-    eval_opponents: list[str] | None = None,
-    eval_seed: int = 7,
-    eval_workers: int = 1,
-    plain: bool = False,
-) -> dict[str, Any]:
-    """Export the snapshot run ``run_dir`` kept of its learner at ``steps`` steps
-    (``snapshots/snap-STEPS.npz``: the actor alone, as its opponent pool played it) with the
-    run's record, as :func:`export_model` exports its best or latest model; returns the
-    metadata record written. The training record names the snapshot; its wall time and
-    speed are the run's, which went on past it."""
-    path = snapshot_file(run_dir, steps)
-    cfg = run_config(run_dir)
-    summary = read_json(os.path.join(run_dir, "summary.json"))
-    network = read_policy(path)[0]
-    if not plain:  # as the run evaluated its models (option play_symmetry)
-        network = network.with_symmetry(cfg.shared.play_symmetry)
-    training = _training_record(steps, cfg, run_dir, summary)
-    training["snapshot"] = os.path.relpath(path, run_dir)
-    record = export_record(out, name, cfg.shared.rules, training, None)
-    return save_exported_policy(
-        out, network, record, cfg.shared.rules, eval_deals, eval_opponents, eval_seed,
-        eval_workers,
     )
 
 
@@ -232,15 +201,28 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_snapshot(args: argparse.Namespace) -> int:
-    """``sixtysix export RUN --snapshot STEPS``."""
+    """``sixtysix export RUN --snapshot STEPS``: the snapshot the run kept of its learner at
+    STEPS steps (``snapshots/snap-STEPS.npz``, the actor alone, as its opponent pool played
+    it) written with the run's record, as :func:`export_model` writes its best or latest
+    model. The training record names the snapshot; its wall time and speed are the run's,
+    which went on past it."""
     try:
-        record = export_snapshot(
-            args.model, args.snapshot, args.output, args.name, args.eval_deals,
-            args.eval_opponents, args.eval_seed, args.workers, args.plain,
+        path = snapshot_file(args.model, args.snapshot)
+        cfg = run_config(args.model)
+        network = read_policy(path)[0]
+        if not args.plain:  # as the run evaluated its models (option play_symmetry)
+            network = network.with_symmetry(cfg.shared.play_symmetry)
+        summary = read_json(os.path.join(args.model, "summary.json"))
+        training = _training_record(args.snapshot, cfg, args.model, summary)
+        training["snapshot"] = os.path.relpath(path, args.model)
+        record = save_exported_policy(
+            args.output, network, export_record(args.output, args.name, cfg.shared.rules,
+                                                training, None),
+            cfg.shared.rules, args.eval_deals, args.eval_opponents, args.eval_seed, args.workers,
         )
     except (FileNotFoundError, ExportError, ValueError) as e:
         print(f"sixtysix export: {e}", file=sys.stderr)
         return 1
     log = None if args.no_eval_log else copy_eval_log(args.model, args.output)
-    print_export(args.output, record, snapshot_file(args.model, args.snapshot), log)
+    print_export(args.output, record, path, log)
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _near_ties import near_ties_network
+from _played import batched_positions
 
 from sixtysix_env.policy import network as network_module
 from sixtysix_env.policy import read_policy
@@ -16,25 +17,6 @@ from sixtysix_env.policy.network import BATCH_ROUNDING, PolicyNetwork
 from sixtysix_env.policy.shipped import shipped_policies
 
 pytest.importorskip("numba", reason="numba (the [fast] extra) is not installed")
-
-
-def _positions(rules: str, lanes: int = 128, seed: int = 3):
-    """Every decision with two or more legal moves of ``lanes`` hands of random play."""
-    from sixtysix_env.batched.engine import BatchedHands
-
-    rng = np.random.default_rng(seed)
-    hands = BatchedHands(lanes, rules)
-    hands.deal(hands.all_lanes, hands.random_decks(rng, lanes), rng.integers(0, 2, lanes))
-    lane_rng = rng.integers(1, 2**63, lanes).astype(np.uint64)
-    obs, legal = [], []
-    while not hands.over().all():
-        live = np.flatnonzero(~hands.over())
-        o, m = hands.observe(live, hands.to_move(live))
-        choice = m.sum(axis=1) > 1
-        obs.append(o[choice].copy())
-        legal.append(m[choice].astype(bool))
-        hands.apply(live, hands.random_actions(lane_rng, live))
-    return np.concatenate(obs), np.concatenate(legal)
 
 
 def _alone(net: PolicyNetwork, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -48,7 +30,7 @@ PLAIN = ["sixtysix-ppo-v5", "sixtysix-ppo-schnapsen-vu"]
 @pytest.mark.parametrize("name", PLAIN)
 def test_every_row_gets_the_move_it_gets_alone(name):
     net, meta = read_policy(shipped_policies()[name].path)[:2]
-    obs, legal = _positions(meta["rule_preset"])
+    obs, legal = batched_positions(4_000, lanes=128, seed=3, rules=meta["rule_preset"])
     alone = np.where(legal, _alone(net, obs, legal), -np.inf)
     assert (net.argmax_alone(obs, legal) == np.argmax(alone, axis=1)).all()
     # The batch's own product is far inside the margin (100x measured on 34,385 positions).
@@ -60,7 +42,7 @@ def test_every_row_gets_the_move_it_gets_alone(name):
 
 def test_near_ties_are_computed_alone_and_turn_without_the_margin(monkeypatch):
     net = near_ties_network()
-    obs, legal = _positions("altmisalti", lanes=64)
+    obs, legal = batched_positions(2_000, lanes=64, seed=3)
     want = np.argmax(np.where(legal, _alone(net, obs, legal), -np.inf), axis=1)
     assert (net.argmax_alone(obs, legal) == want).all()
     monkeypatch.setattr(network_module, "BATCH_ROUNDING", 0.0)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _played import batched_positions
 
 from sixtysix_env.agents import make_agent
 from sixtysix_env.game.actions import NUM_ACTIONS
@@ -373,40 +374,3 @@ def test_a_shipped_policy_on_100000_positions_of_real_games(ort, hundred_thousan
         p_mask = np.array([p["mask"] for p in doc["positions"]], bool)
         _, p_moves = run(session(ort, model), p_obs, p_mask)
         assert p_moves.tolist() == [p["action"] for p in doc["positions"]]
-
-
-def batched_positions(n: int, lanes: int = 2048, seed: int = 0, rules: str = "altmisalti"):
-    """The observations and masks of the first ``n`` decisions of hands on the batched engine
-    under ``rules``."""
-    from sixtysix_env.agents.batch import BatchedHeuristic, BatchedRandom
-    from sixtysix_env.batched.engine import BatchedHands
-    from sixtysix_env.game.rules import make_rules
-
-    rng = np.random.default_rng(seed)
-    deck = np.array(make_rules(rules).deck_cards)  # 24 cards, or 20 under the schnapsen presets
-    hands = BatchedHands(lanes, rules)
-    rand, heur = BatchedRandom(), BatchedHeuristic()
-    rand.seed_lanes(lanes, rng)
-    obs, masks, got = [], [], 0
-    while got < n:
-        hands.deal(
-            None, np.stack([rng.permutation(deck) for _ in range(lanes)]), rng.integers(0, 2, lanes)
-        )
-        heuristic = rng.integers(0, 2, (lanes, 2)).astype(bool)  # who plays each seat
-        while True:
-            live = np.flatnonzero(~hands.over())
-            if not len(live):
-                break
-            seats = hands.to_move(live)
-            o, m = hands.observe(live, seats)
-            obs.append(o.copy())
-            masks.append(m.astype(bool))
-            got += len(live)
-            h = heuristic[live, seats]
-            acts = np.empty(len(live), np.int64)
-            if h.any():
-                acts[h] = heur.act_batch(hands, live[h], seats[h])
-            if (~h).any():
-                acts[~h] = rand.act_batch(hands, live[~h], seats[~h])
-            hands.apply(live, acts)
-    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
